@@ -1,0 +1,122 @@
+#include "codegen/Codegen.h"
+
+#include "codegen/IrGenerator.h"
+#include "codegen/ModuleEmitter.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace sonde::codegen {
+
+// ------------------------------------------------------------------ BuildDirectory
+
+std::optional<BuildDirectory> BuildDirectory::create(std::string *error) {
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (ec)
+    tmp = "/tmp";
+  std::string pattern = (tmp / "sondeXXXXXX").string();
+  if (!mkdtemp(pattern.data())) {
+    *error = "cannot create a temporary directory in " + tmp.string();
+    return std::nullopt;
+  }
+  return BuildDirectory(pattern);
+}
+
+BuildDirectory::BuildDirectory(BuildDirectory &&other) noexcept
+    : path_(std::move(other.path_)), keep_(other.keep_) {
+  other.path_.clear();
+}
+
+BuildDirectory &BuildDirectory::operator=(BuildDirectory &&other) noexcept {
+  std::swap(path_, other.path_);
+  std::swap(keep_, other.keep_);
+  return *this;
+}
+
+BuildDirectory::~BuildDirectory() {
+  if (path_.empty() || keep_)
+    return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+// ------------------------------------------------------------------ GeneratedModule
+
+GeneratedModule::GeneratedModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GeneratedModule::~GeneratedModule() = default;
+
+std::string GeneratedModule::irText() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  impl_->module->print(os, nullptr);
+  return text;
+}
+
+std::unique_ptr<GeneratedModule> generateModule(const ast::Script &script,
+                                                const CodegenOptions &opts,
+                                                DiagnosticEngine &diags) {
+  std::string error;
+  auto impl = std::make_unique<GeneratedModule::Impl>();
+  impl->target = makeNativeTarget(opts.optLevel, &error);
+  if (!impl->target) {
+    diags.semanticError(error);
+    return nullptr;
+  }
+  impl->context = std::make_unique<llvm::LLVMContext>();
+  impl->module = std::make_unique<llvm::Module>("sonde", *impl->context);
+  impl->target->prepareModule(*impl->module);
+
+  std::optional<ScriptFacts> facts = ScriptFacts::analyze(script, opts, diags);
+  if (!facts)
+    return nullptr;
+  ModuleTables tables;
+  IrGenerator gen(*facts, tables, *impl->module, *impl->target, opts, diags);
+  if (!gen.generate())
+    return nullptr;
+  if (!tables.emitDescriptor(gen.builder(), *facts, gen.handlers(), gen.globalInitializer(), opts,
+                             &error)) {
+    diags.semanticError(error);
+    return nullptr;
+  }
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*impl->module, &os)) {
+    diags.semanticError("internal error: the generated IR does not verify: " + problems);
+    return nullptr;
+  }
+  return std::make_unique<GeneratedModule>(std::move(impl));
+}
+
+std::optional<std::string> emitModule(GeneratedModule &module, const CodegenOptions &opts,
+                                      DiagnosticEngine &diags) {
+  GeneratedModule::Impl &m = module.impl();
+  if (opts.buildDir.empty()) {
+    diags.semanticError("internal error: no build directory for the module");
+    return std::nullopt;
+  }
+  optimizeModule(*m.module, m.target->machine(), opts.optLevel);
+  std::string objectPath = opts.buildDir + "/module.o";
+  std::string modulePath = opts.buildDir + "/" + m.target->moduleFileName();
+  std::string error;
+  if (!m.target->emitObject(*m.module, objectPath, &error) ||
+      !m.target->link(objectPath, modulePath, &error)) {
+    diags.semanticError(error);
+    return std::nullopt;
+  }
+  return modulePath;
+}
+
+std::optional<std::string> compileModule(const ast::Script &script, const CodegenOptions &opts,
+                                         DiagnosticEngine &diags) {
+  std::unique_ptr<GeneratedModule> module = generateModule(script, opts, diags);
+  if (!module)
+    return std::nullopt;
+  return emitModule(*module, opts, diags);
+}
+
+} // namespace sonde::codegen

@@ -1,0 +1,84 @@
+// The one interface behind which code generation keeps everything that depends
+// on where handlers run. The IR generator speaks the language (strings, globals,
+// output, runtime calls); a target decides how each becomes machine code:
+//
+// - NativeTarget (now): x86-64 shared objects loaded by sonde and by the agent;
+//   strings in stack buffers, globals in the shared segment, runtime calls to the
+//   sonde_rt functions exported by the loading process, output through sonde_out_*.
+// - A BPF target (issue 6, kernel tracepoints) will keep strings in per-CPU scratch
+//   maps, globals in BPF maps, call helpers and emit output as ring-buffer records.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace llvm {
+class Constant;
+class FunctionCallee;
+class FunctionType;
+class Module;
+class StringRef;
+class TargetMachine;
+class Value;
+} // namespace llvm
+
+namespace sonde::codegen {
+
+class RuntimeBuilder;
+
+class CodegenTarget {
+public:
+  virtual ~CodegenTarget() = default;
+
+  // Target triple and data layout of the modules this target builds.
+  virtual void prepareModule(llvm::Module &m) = 0;
+  // The machine that optimises and compiles for this target (owned by it).
+  virtual llvm::TargetMachine &machine() = 0;
+
+  // ---- runtime calls: the callee for a runtime entry point of this C signature.
+  virtual llvm::FunctionCallee runtimeFunction(llvm::Module &m, llvm::StringRef name,
+                                               llvm::FunctionType *type) = 0;
+
+  // ---- strings (NUL-terminated, at most `cap` bytes including the NUL)
+  // A buffer for a string local or temporary, valid for the whole function.
+  virtual llvm::Value *newStringBuffer(RuntimeBuilder &b, uint32_t cap) = 0;
+  // A constant string (already truncated to cap - 1 bytes by the caller); the
+  // same text gives the same constant.
+  virtual llvm::Constant *stringConstant(RuntimeBuilder &b, llvm::StringRef text) = 0;
+  // dst = src, truncated; src may overlap dst.
+  virtual void copyString(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *src, uint32_t cap) = 0;
+  // dst .= src, truncated.
+  virtual void appendString(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *src,
+                            uint32_t cap) = 0;
+  // <0, 0, >0 as strcmp (an i32).
+  virtual llvm::Value *compareStrings(RuntimeBuilder &b, llvm::Value *lhs, llvm::Value *rhs) = 0;
+
+  // ---- globals: the base every GlobalPlacement offset is relative to.
+  virtual llvm::Value *stateBase(RuntimeBuilder &b, llvm::Value *ctx) = 0;
+
+  // ---- output
+  // printf(format #fmt, args): `args` points at SondeFormatArg[].
+  virtual void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, uint32_t fmt, llvm::Value *args,
+                          uint32_t loc) = 0;
+  // print/println/printd/printdln: `values` points at SondeValue[count];
+  // `delimiter` is a string or null.
+  virtual void emitPrintValues(RuntimeBuilder &b, llvm::Value *ctx, llvm::Value *values,
+                               uint32_t count, llvm::Value *delimiter, bool newline) = 0;
+  virtual void emitPrintChar(RuntimeBuilder &b, llvm::Value *ctx, llvm::Value *c) = 0;
+  // print(@hist_*(...)) of scalar stats (keys null) or of map entry keys.
+  virtual void emitPrintHistogram(RuntimeBuilder &b, llvm::Value *ctx, llvm::Value *aggregate,
+                                  llvm::Value *keys, uint32_t loc) = 0;
+
+  // ---- pass 4: compile a verified, optimised module and link it for loading.
+  virtual bool emitObject(llvm::Module &m, const std::string &objectPath, std::string *error) = 0;
+  virtual bool link(const std::string &objectPath, const std::string &modulePath,
+                    std::string *error) = 0;
+  // The file name of a linked module ("module.so").
+  virtual const char *moduleFileName() const = 0;
+};
+
+// The x86-64 native target; null (message in *error) if LLVM lacks it.
+std::unique_ptr<CodegenTarget> makeNativeTarget(unsigned optLevel, std::string *error);
+
+} // namespace sonde::codegen

@@ -1,0 +1,180 @@
+// The print family (language.md §5). Formats are checked here with the runtime's
+// own parser and referenced by index; the text is produced by the runtime.
+#include "codegen/IrGenerator.h"
+
+#include "runtime/format/FormatAbi.h"
+
+namespace sonde::codegen {
+
+namespace {
+
+bool delimited(ast::PrintKind k) {
+  using K = ast::PrintKind;
+  return k == K::Printd || k == K::Printdln || k == K::Sprintd || k == K::Sprintdln;
+}
+
+bool endsLine(ast::PrintKind k) {
+  using K = ast::PrintKind;
+  return k == K::Println || k == K::Printdln || k == K::Sprintln || k == K::Sprintdln;
+}
+
+} // namespace
+
+// SondeFormatArg[] for a printf/sprintf, after checking the format consumes
+// exactly the arguments given. Null (error reported) when it does not.
+llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p) {
+  size_t count = 0, errorOffset = 0;
+  SondeFormatParseStatus st =
+      sonde_format_parse(p.format.data(), p.format.size(), nullptr, 0, &count, &errorOffset);
+  if (st != SONDE_FORMAT_PARSED) {
+    fail(sonde_format_parse_message(st), p.tok);
+    return nullptr;
+  }
+  std::vector<SondeFormatItem> items(count);
+  sonde_format_parse(p.format.data(), p.format.size(), items.data(), items.size(), &count,
+                     &errorOffset);
+  if (sonde_format_arg_count(items.data(), items.size()) != p.args.size()) {
+    fail("Wrong number of args to formatted print operator", p.tok);
+    return nullptr;
+  }
+  auto *type = llvm::ArrayType::get(b_.longTy(), std::max<size_t>(p.args.size(), 1));
+  llvm::Value *args = b_.entryAlloca(type, "fmtargs");
+  for (size_t i = 0; i < p.args.size(); ++i)
+    b_.CreateStore(eval(*p.args[i]).v, b_.CreateConstInBoundsGEP2_64(type, args, 0, i));
+  return args;
+}
+
+// SondeValue[] of args[first..] for print/println/printd/printdln and sprint*.
+llvm::Value *IrGenerator::printValues(ast::PrintFormat &p, size_t first) {
+  size_t n = p.args.size() - first;
+  auto *valueTy = llvm::ArrayType::get(b_.longTy(), sizeof(SondeValue) / 8);
+  auto *type = llvm::ArrayType::get(valueTy, std::max<size_t>(n, 1));
+  llvm::Value *values = b_.entryAlloca(type, "values");
+  for (size_t i = 0; i < n; ++i) {
+    Value v = eval(*p.args[first + i]);
+    llvm::Value *elem = b_.CreateConstInBoundsGEP2_64(type, values, 0, i);
+    bool isString = v.type == ast::Type::String;
+    b_.CreateStore(b_.getInt32(isString ? SONDE_VALUE_STRING : SONDE_VALUE_LONG),
+                   b_.bytePtr(elem, offsetof(SondeValue, kind)));
+    b_.CreateStore(isString ? b_.constLong(0) : v.v, b_.bytePtr(elem, offsetof(SondeValue, i)));
+    b_.CreateStore(isString ? v.v : llvm::ConstantPointerNull::get(b_.ptrTy()),
+                   b_.bytePtr(elem, offsetof(SondeValue, s)));
+  }
+  return values;
+}
+
+void IrGenerator::printHistogram(ast::PrintFormat &p) {
+  ast::Expr &operand = *p.hist->operand;
+  if (const StatsBinding *binding = statsBindingOf(operand)) {
+    target_.emitPrintHistogram(b_, fs_.ctx, globalHeader(*binding->loop->base->global),
+                               currentKeys(*binding), loc(p.tok));
+  } else if (auto *a = dynamic_cast<ast::ArrayIndex *>(&operand); a && a->base) {
+    const GlobalSlot *slot = slotOf(a->base->global, a->tok);
+    if (!slot)
+      return;
+    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr);
+    target_.emitPrintHistogram(b_, fs_.ctx, globalHeader(*a->base->global), keys, loc(p.tok));
+  } else if (auto *s = dynamic_cast<ast::Symbol *>(&operand); s && slotOf(s->global, s->tok)) {
+    target_.emitPrintHistogram(b_, fs_.ctx, globalHeader(*s->global), nullptr, loc(p.tok));
+  } else {
+    return;
+  }
+  branchOnError();
+}
+
+void IrGenerator::sprintHistogram(ast::PrintFormat &p, llvm::Value *out) {
+  ast::Expr &operand = *p.hist->operand;
+  llvm::Value *where = b_.constU32(loc(p.tok));
+  if (const StatsBinding *binding = statsBindingOf(operand)) {
+    b_.CreateCall(SONDE_RT(b_, sonde_out_shist_map),
+                  {fs_.ctx, globalHeader(*binding->loop->base->global), currentKeys(*binding),
+                   out, where});
+  } else if (auto *a = dynamic_cast<ast::ArrayIndex *>(&operand); a && a->base) {
+    const GlobalSlot *slot = slotOf(a->base->global, a->tok);
+    if (!slot)
+      return;
+    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr);
+    b_.CreateCall(SONDE_RT(b_, sonde_out_shist_map),
+                  {fs_.ctx, globalHeader(*a->base->global), keys, out, where});
+  } else if (auto *s = dynamic_cast<ast::Symbol *>(&operand); s && slotOf(s->global, s->tok)) {
+    b_.CreateCall(SONDE_RT(b_, sonde_out_shist_stats), {fs_.ctx, globalHeader(*s->global), out,
+                                                        where});
+  } else {
+    return;
+  }
+  branchOnError();
+}
+
+void IrGenerator::visit(ast::PrintFormat &p) {
+  if (ast::printKindReturnsString(p.kind)) {
+    llvm::Value *text = sprint(p);
+    result_ = {text, ast::Type::String};
+  } else {
+    print(p);
+    result_ = {b_.constLong(0), ast::Type::Long};
+  }
+}
+
+// The forms that write to the output (they have no value).
+void IrGenerator::print(ast::PrintFormat &p) {
+  using K = ast::PrintKind;
+  switch (p.kind) {
+  case K::Printf:
+    if (llvm::Value *args = formatArgs(p)) {
+      target_.emitPrintf(b_, fs_.ctx, tables_.format(p.format), args, loc(p.tok));
+      branchOnError();
+    }
+    return;
+  case K::PrintChar:
+    target_.emitPrintChar(b_, fs_.ctx, evalLong(*p.args.at(0)));
+    return;
+  case K::Print:
+  case K::Println:
+  case K::Printd:
+  case K::Printdln:
+    if (p.hist) {
+      printHistogram(p);
+      if (endsLine(p.kind))
+        target_.emitPrintValues(b_, fs_.ctx, llvm::ConstantPointerNull::get(b_.ptrTy()), 0,
+                                nullptr, true);
+      return;
+    }
+    target_.emitPrintValues(b_, fs_.ctx, printValues(p, 0),
+                            static_cast<uint32_t>(p.args.size()),
+                            delimited(p.kind) ? stringLiteral(p.format) : nullptr,
+                            endsLine(p.kind));
+    return;
+  default:
+    return;
+  }
+}
+
+// The forms that produce a string: a temporary holding the text.
+llvm::Value *IrGenerator::sprint(ast::PrintFormat &p) {
+  llvm::Value *out = stringTemp();
+  if (p.kind == ast::PrintKind::Sprintf) {
+    b_.CreateStore(b_.getInt8(0), out);
+    if (llvm::Value *args = formatArgs(p)) {
+      b_.CreateCall(SONDE_RT(b_, sonde_out_sprintf), {fs_.ctx, b_.constU32(tables_.format(p.format)),
+                                                      args, out, b_.constU32(loc(p.tok))});
+      branchOnError();
+    }
+    return out;
+  }
+  if (p.hist) {
+    sprintHistogram(p, out);
+    if (endsLine(p.kind))
+      target_.appendString(b_, out, stringLiteral("\n"), strCap_);
+    return out;
+  }
+  llvm::Value *delimiter = delimited(p.kind) ? stringLiteral(p.format)
+                                             : static_cast<llvm::Value *>(
+                                                   llvm::ConstantPointerNull::get(b_.ptrTy()));
+  llvm::Value *values = printValues(p, 0);
+  b_.CreateCall(SONDE_RT(b_, sonde_sprint_values),
+                {values, b_.getInt64(p.args.size()), delimiter,
+                 b_.getInt32(endsLine(p.kind) ? 1 : 0), out, b_.getInt64(strCap_)});
+  return out;
+}
+
+} // namespace sonde::codegen

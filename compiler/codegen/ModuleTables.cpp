@@ -1,0 +1,167 @@
+#include "codegen/ModuleTables.h"
+
+#include "codegen/RuntimeBuilder.h"
+#include "runtime/session/ModuleAbi.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/GlobalVariable.h>
+
+namespace sonde::codegen {
+
+namespace {
+
+const char *tokenKindName(TokenKind k) {
+  switch (k) {
+  case TokenKind::Identifier: return "identifier";
+  case TokenKind::Operator: return "operator";
+  case TokenKind::String: return "string";
+  case TokenKind::Number: return "number";
+  case TokenKind::Keyword: return "keyword";
+  case TokenKind::EmbeddedCode: return "embedded-code";
+  case TokenKind::EndOfFile: return "";
+  }
+  return "";
+}
+
+// Checks that an LLVM struct mirrors a C struct: same field offsets, same size.
+bool mirrors(const llvm::DataLayout &dl, llvm::StructType *t, std::initializer_list<size_t> offsets,
+             size_t size) {
+  const llvm::StructLayout *sl = dl.getStructLayout(t);
+  if (sl->getSizeInBytes() != size || t->getNumElements() != offsets.size())
+    return false;
+  unsigned i = 0;
+  for (size_t off : offsets)
+    if (sl->getElementOffset(i++) != off)
+      return false;
+  return true;
+}
+
+// A private constant global holding `init`; a pointer to it.
+llvm::Constant *privateConstant(llvm::Module &m, llvm::Constant *init, const llvm::Twine &name) {
+  return new llvm::GlobalVariable(m, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
+                                  name);
+}
+
+// An array of T (or null when empty) as a pointer constant.
+llvm::Constant *tableOf(llvm::Module &m, llvm::Type *elem, std::vector<llvm::Constant *> rows,
+                        const llvm::Twine &name) {
+  if (rows.empty())
+    return llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(m.getContext()));
+  auto *type = llvm::ArrayType::get(elem, rows.size());
+  return privateConstant(m, llvm::ConstantArray::get(type, rows), name);
+}
+
+} // namespace
+
+uint32_t ModuleTables::location(const Token &tok) {
+  LocationKey key{tok.loc.file, tok.loc.line, tok.loc.col, static_cast<int>(tok.kind), tok.text};
+  auto [it, fresh] = locationIndex_.try_emplace(key, static_cast<uint32_t>(locations_.size()));
+  if (fresh)
+    locations_.push_back({tokenKindName(tok.kind), tok.text,
+                          tok.loc.file ? tok.loc.file->name : std::string(), tok.loc.line,
+                          tok.loc.col});
+  return it->second;
+}
+
+uint32_t ModuleTables::format(const std::string &text) {
+  auto [it, fresh] = formatIndex_.try_emplace(text, static_cast<uint32_t>(formats_.size()));
+  if (fresh)
+    formats_.push_back(text);
+  return it->second;
+}
+
+bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
+                                  const std::vector<llvm::Function *> &handlers,
+                                  llvm::Function *initGlobals, const CodegenOptions &opts,
+                                  std::string *error) {
+  llvm::Module &m = b.module();
+  llvm::LLVMContext &c = m.getContext();
+  const llvm::DataLayout &dl = m.getDataLayout();
+  llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty(), *ptr = b.ptrTy();
+
+  auto *probeTy = llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr},
+                                           "sonde_probe_desc");
+  auto *locTy = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32}, "sonde_location");
+  auto *displayTy = llvm::StructType::create(c, {i32, i32}, "sonde_display_global");
+  auto *moduleTy = llvm::StructType::create(
+      c, {i32, i32, ptr, ptr, i64, i64, i32, ptr, i32, ptr, i32, ptr, i64, i64, ptr},
+      "sonde_module_desc");
+  bool same =
+      mirrors(dl, probeTy,
+              {offsetof(sonde_probe_desc, kind), offsetof(sonde_probe_desc, reserved),
+               offsetof(sonde_probe_desc, sequence), offsetof(sonde_probe_desc, period_ns),
+               offsetof(sonde_probe_desc, randomize_ns), offsetof(sonde_probe_desc, pp),
+               offsetof(sonde_probe_desc, pn), offsetof(sonde_probe_desc, handler)},
+              sizeof(sonde_probe_desc)) &&
+      mirrors(dl, locTy,
+              {offsetof(sonde_location, kind), offsetof(sonde_location, text),
+               offsetof(sonde_location, file), offsetof(sonde_location, line),
+               offsetof(sonde_location, column)},
+              sizeof(sonde_location)) &&
+      mirrors(dl, displayTy,
+              {offsetof(sonde_display_global, layout_index),
+               offsetof(sonde_display_global, reserved)},
+              sizeof(sonde_display_global)) &&
+      mirrors(dl, moduleTy,
+              {offsetof(sonde_module_desc, abi_version), offsetof(sonde_module_desc, probe_count),
+               offsetof(sonde_module_desc, probes), offsetof(sonde_module_desc, layout),
+               offsetof(sonde_module_desc, layout_size),
+               offsetof(sonde_module_desc, layout_fingerprint),
+               offsetof(sonde_module_desc, format_count), offsetof(sonde_module_desc, formats),
+               offsetof(sonde_module_desc, location_count),
+               offsetof(sonde_module_desc, locations), offsetof(sonde_module_desc, display_count),
+               offsetof(sonde_module_desc, display), offsetof(sonde_module_desc, max_action),
+               offsetof(sonde_module_desc, max_nesting), offsetof(sonde_module_desc, init_globals)},
+              sizeof(sonde_module_desc));
+  if (!same) {
+    *error = "internal error: the module descriptor does not match runtime/session/ModuleAbi.h";
+    return false;
+  }
+
+  auto str = [&](const std::string &s) { return b.target().stringConstant(b, s); };
+  auto u32 = [&](uint64_t v) { return llvm::ConstantInt::get(i32, v); };
+  auto s64 = [&](int64_t v) { return llvm::ConstantInt::getSigned(i64, v); };
+
+  std::vector<llvm::Constant *> probes;
+  for (size_t i = 0; i < facts.probes().size(); ++i) {
+    const ProbeInfo &p = facts.probes()[i].info;
+    probes.push_back(llvm::ConstantStruct::get(
+        probeTy, {u32(p.kind), u32(0), s64(p.sequence), s64(p.periodNs), s64(p.randomizeNs),
+                  str(p.pp), str(p.pn), handlers[i]}));
+  }
+  std::vector<llvm::Constant *> locations;
+  for (const Location &l : locations_)
+    locations.push_back(llvm::ConstantStruct::get(
+        locTy, {str(l.kind), str(l.text), str(l.file), u32(l.line), u32(l.column)}));
+  std::vector<llvm::Constant *> formats;
+  for (const std::string &f : formats_)
+    formats.push_back(str(f));
+  std::vector<llvm::Constant *> display;
+  for (uint32_t index : facts.displayGlobals())
+    display.push_back(llvm::ConstantStruct::get(displayTy, {u32(index), u32(0)}));
+
+  std::vector<uint8_t> layout = facts.layout().serialize();
+  llvm::Constant *layoutBytes =
+      privateConstant(m, llvm::ConstantDataArray::get(c, llvm::ArrayRef<uint8_t>(layout)),
+                      "sonde.layout");
+  llvm::Constant *init =
+      initGlobals ? static_cast<llvm::Constant *>(initGlobals) : llvm::ConstantPointerNull::get(b.ptrTy());
+
+  llvm::Constant *desc = llvm::ConstantStruct::get(
+      moduleTy,
+      {u32(SONDE_MODULE_ABI_VERSION), u32(probes.size()),
+       tableOf(m, probeTy, probes, "sonde.probes"), layoutBytes,
+       llvm::ConstantInt::get(i64, layout.size()),
+       llvm::ConstantInt::get(i64, facts.layout().fingerprint()), u32(formats.size()),
+       tableOf(m, ptr, formats, "sonde.formats"), u32(locations.size()),
+       tableOf(m, locTy, locations, "sonde.locations"), u32(display.size()),
+       tableOf(m, displayTy, display, "sonde.display"), s64(opts.limits.max_action),
+       s64(facts.maxNesting()), init});
+  auto *symbol = new llvm::GlobalVariable(m, moduleTy, true, llvm::GlobalValue::ExternalLinkage,
+                                          desc, SONDE_MODULE_SYMBOL);
+  symbol->setVisibility(llvm::GlobalValue::DefaultVisibility);
+  return true;
+}
+
+} // namespace sonde::codegen

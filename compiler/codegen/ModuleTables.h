@@ -1,0 +1,52 @@
+// The data a module exports besides its code (runtime/session/ModuleAbi.h): the
+// source locations runtime errors name, the printf formats referenced by index,
+// and finally the `sonde_module` descriptor tying them to the probe table, the
+// serialized global layout and the handlers.
+#pragma once
+
+#include "ast/Source.h"
+#include "codegen/CodegenOptions.h"
+#include "codegen/ScriptFacts.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace llvm {
+class Function;
+class Module;
+} // namespace llvm
+
+namespace sonde::codegen {
+
+class RuntimeBuilder;
+
+class ModuleTables {
+public:
+  // Index of `tok` in the location table (each token once).
+  uint32_t location(const Token &tok);
+  // Index of a printf format in the format table (each text once).
+  uint32_t format(const std::string &text);
+
+  // Emits the tables and the exported `sonde_module` descriptor. `handlers[i]`
+  // runs facts.probes()[i]; `initGlobals` may be null. Returns false (message in
+  // *error) if the C ABI structs and their LLVM mirrors disagree.
+  bool emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
+                      const std::vector<llvm::Function *> &handlers, llvm::Function *initGlobals,
+                      const CodegenOptions &opts, std::string *error);
+
+private:
+  struct Location {
+    std::string kind, text, file;
+    uint32_t line, column;
+  };
+  using LocationKey = std::tuple<const SourceFile *, uint32_t, uint32_t, int, std::string>;
+
+  std::vector<Location> locations_;
+  std::map<LocationKey, uint32_t> locationIndex_;
+  std::vector<std::string> formats_;
+  std::map<std::string, uint32_t> formatIndex_;
+};
+
+} // namespace sonde::codegen

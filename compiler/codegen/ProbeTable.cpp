@@ -1,0 +1,105 @@
+#include "codegen/ProbeTable.h"
+
+#include "probes/ProbeFamilies.h"
+#include "runtime/session/ModuleAbi.h"
+
+#include <string_view>
+
+namespace sonde::codegen {
+
+namespace {
+
+using probes::ProbeKind;
+
+int64_t numberArg(const ast::ProbePoint &p, std::string_view name, int64_t fallback) {
+  for (const auto &c : p.components)
+    if (c.name == name)
+      if (const auto *n = dynamic_cast<const ast::NumberLit *>(c.arg.get()))
+        return n->value;
+  return fallback;
+}
+
+// Nanoseconds per unit of timer.s/ms/us/ns(N); 0 for an unknown unit.
+int64_t timerUnitNs(std::string_view unit) {
+  if (unit == "s" || unit == "sec")
+    return 1000000000;
+  if (unit == "ms" || unit == "msec")
+    return 1000000;
+  if (unit == "us" || unit == "usec")
+    return 1000;
+  if (unit == "ns" || unit == "nsec")
+    return 1;
+  return 0;
+}
+
+} // namespace
+
+ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &opts) {
+  ProbeInfo info;
+  const ast::ProbePoint &point = *probe.point;
+  info.pp = point.str();
+  info.pn = probe.originPoint ? probe.originPoint->str() : info.pp;
+  const probes::ProbeFamily *family = probes::familyOf(point);
+  if (!family) {
+    info.disposition = ProbeInfo::Disposition::Unsupported;
+    info.problem = "probe point not supported";
+    return info;
+  }
+  switch (family->kind) {
+  case ProbeKind::Begin:
+  case ProbeKind::End:
+  case ProbeKind::Error:
+    info.kind = family->kind == ProbeKind::Begin ? SONDE_PROBE_BEGIN
+                : family->kind == ProbeKind::End ? SONDE_PROBE_END
+                                                 : SONDE_PROBE_ERROR;
+    info.sequence = numberArg(point, point.components[0].name, 0);
+    info.checksSessionRunning = false;
+    break;
+  case ProbeKind::Never:
+    info.disposition = ProbeInfo::Disposition::Never;
+    break;
+  case ProbeKind::Timer: {
+    int64_t unit = timerUnitNs(point.components[1].name);
+    info.kind = SONDE_PROBE_TIMER;
+    info.periodNs = numberArg(point, point.components[1].name, 0) * unit;
+    info.randomizeNs = numberArg(point, "randomize", 0) * unit;
+    break;
+  }
+  case ProbeKind::TimerHz: {
+    int64_t hz = numberArg(point, "hz", 1);
+    info.kind = SONDE_PROBE_TIMER;
+    info.periodNs = (1000000000 + hz - 1) / hz; // stap rounds the period up
+    break;
+  }
+  case ProbeKind::TimerJiffies:
+    info.kind = SONDE_PROBE_TIMER;
+    info.periodNs = numberArg(point, "jiffies", 1) * opts.jiffyNs;
+    info.randomizeNs = numberArg(point, "randomize", 0) * opts.jiffyNs;
+    break;
+  case ProbeKind::Marker:
+    info.kind = SONDE_PROBE_MARKER;
+    info.hasContext = true;
+    break;
+  case ProbeKind::ProcessBegin: info.kind = SONDE_PROBE_PROCESS_BEGIN; break;
+  case ProbeKind::ProcessEnd: info.kind = SONDE_PROBE_PROCESS_END; break;
+  case ProbeKind::ThreadBegin: info.kind = SONDE_PROBE_THREAD_BEGIN; break;
+  case ProbeKind::ThreadEnd: info.kind = SONDE_PROBE_THREAD_END; break;
+  case ProbeKind::KernelTrace:
+    info.disposition = ProbeInfo::Disposition::Unsupported;
+    info.problem = "kernel tracepoint probes need the BPF back end, which this build does not "
+                   "have yet";
+    info.hasContext = true;
+    break;
+  case ProbeKind::TimerProfileTick:
+    info.disposition = ProbeInfo::Disposition::Unsupported;
+    info.problem = "timer.profile.tick probes are not supported by this build yet";
+    break;
+  case ProbeKind::Unsupported:
+    info.disposition = ProbeInfo::Disposition::Unsupported;
+    info.problem = "probe point not supported";
+    break;
+  }
+  return info;
+}
+
+} // namespace sonde::codegen

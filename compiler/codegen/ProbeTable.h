@@ -1,0 +1,36 @@
+// What the module's probe table says about each derived probe: the kind of event
+// that runs it (runtime/session/ModuleAbi.h), its order or period, pp() and pn().
+// The probe family comes from probes/ProbeFamilies; this file only turns a
+// family's arguments into the numbers the runtime schedules by.
+#pragma once
+
+#include "ast/Ast.h"
+#include "codegen/CodegenOptions.h"
+
+#include <cstdint>
+#include <string>
+
+namespace sonde::codegen {
+
+struct ProbeInfo {
+  enum class Disposition : uint8_t {
+    Emit,        // gets a handler and a row in the probe table
+    Never,       // `never`: type-checked, never compiled
+    Unsupported, // a family this build cannot run (message in `problem`)
+  } disposition = Disposition::Emit;
+  std::string problem;
+
+  uint32_t kind = 0; // enum sonde_probe_kind
+  int64_t sequence = 0;
+  int64_t periodNs = 0, randomizeNs = 0;
+  std::string pp, pn;
+  // begin/end/error run in the session state the runtime chooses; every other
+  // handler returns at once unless the session is running.
+  bool checksSessionRunning = true;
+  // Probes without context (begin/end/error/timer): `$` variables never resolve.
+  bool hasContext = false;
+};
+
+ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &opts);
+
+} // namespace sonde::codegen

@@ -1,0 +1,63 @@
+// The `sonde` command line (language.md §8): parsed and validated once, into data.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sonde {
+
+struct CommandLine {
+  // What to run.
+  std::optional<std::string> scriptFile;   // FILE, or "-" for stdin
+  std::optional<std::string> scriptText;   // -e SCRIPT
+  std::vector<std::string> extraScripts;   // -E SCRIPT (repeatable)
+  std::vector<std::string> scriptArgs;     // trailing ARGS: $1, @1, ...
+  std::optional<std::string> listPattern;  // -l PP / -L PP
+  bool listVariables = false;              // -L
+
+  int lastPass = 5; // -p NUM
+  int verbosity = 0;
+  bool suppressWarnings = false;   // -w
+  bool warningsAreErrors = false;  // -W
+  bool unoptimized = false;        // -u
+  bool keepTemps = false;          // -k
+  unsigned optLevel = 2;           // -O0 .. -O3: optimisation of compiled handlers
+  bool color = false;              // --color
+  bool skipBadvars = false;
+  bool suppressHandlerErrors = false;
+  bool suppressTimeLimits = false;
+  bool noGlobalVarDisplay = false;
+  std::string compatible = "5.5";
+
+  std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE
+  std::vector<std::pair<std::string, std::string>> globals; // -G NAME=VALUE
+  std::vector<std::string> includeDirs;                     // -I DIR
+
+  // Target and run control.
+  std::optional<std::string> command; // -c CMD
+  std::optional<int64_t> targetPid;   // -x PID
+  std::optional<double> timeoutSeconds; // -T SECS
+
+  // Output and transport.
+  std::optional<std::string> outputFile; // -o FILE
+  std::optional<std::string> rotation;   // -S SIZE[,N]
+  unsigned bufferMB = 16;                // -s NUM
+  bool bulk = false;                     // -b
+  bool flightRecorder = false;           // -F
+  std::string transport = "text";        // --transport
+  std::string mode = "block";            // --mode
+  std::string format = "text";           // --format
+
+  bool showHelp = false, showVersion = false;
+};
+
+// Parses argv. On a bad option returns nullopt after writing one line naming it
+// to `error`.
+std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &error);
+
+// The --help text.
+const char *helpText();
+
+} // namespace sonde

@@ -1,0 +1,193 @@
+#include "driver/Driver.h"
+
+#include "codegen/Codegen.h"
+#include "driver/Frontend.h"
+#include "driver/HostInfo.h"
+#include "print/ScriptPrinter.h"
+#include "runtime/session/Session.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace sonde {
+
+namespace {
+
+bool readScript(const std::string &path, std::string &text, std::ostream &err) {
+  if (path == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    err << "sonde: cannot open script file '" << path << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+FrontendOptions frontendOptions(const CommandLine &cl) {
+  FrontendOptions o;
+  o.parse.scriptArgs = cl.scriptArgs;
+  o.parse.kernelRelease = hostKernelRelease();
+  o.parse.kernelVersion = hostKernelVersion();
+  o.parse.compatible = cl.compatible;
+  o.parse.kernelConfig = &hostKernelConfig;
+  o.sema.unoptimized = cl.unoptimized;
+  o.sema.skipBadvars = cl.skipBadvars;
+  o.includeDirs = cl.includeDirs;
+  return o;
+}
+
+// What passes 3-4 take from the command line; an error names the bad option.
+std::optional<std::string> codegenOptions(const CommandLine &cl, codegen::CodegenOptions &o) {
+  o.optLevel = cl.optLevel;
+  o.displayGlobals = !cl.noGlobalVarDisplay;
+  o.limits.suppress_time_limits = cl.suppressTimeLimits ? 1 : 0;
+  if (std::string hz = hostKernelConfig("CONFIG_HZ"); !hz.empty())
+    if (long n = std::strtol(hz.c_str(), nullptr, 10); n > 0)
+      o.jiffyNs = 1000000000 / n;
+  return codegen::applyLimitDefines(cl.defines, o);
+}
+
+// Pass 3: -p3 prints the generated IR.
+std::unique_ptr<codegen::GeneratedModule> runPass3(Frontend &fe,
+                                                   const codegen::CodegenOptions &opts,
+                                                   std::ostream &err) {
+  auto module = codegen::generateModule(fe.script(), opts, fe.diags());
+  fe.diags().flush();
+  if (!module)
+    err << "Pass 3: translation failed.  [man error::pass3]\n";
+  return module;
+}
+
+// Pass 4: the module goes into a temporary directory, kept with -k and when the
+// run stops after pass 4 (its path is the result).
+std::optional<std::string> runPass4(Frontend &fe, codegen::GeneratedModule &module,
+                                    codegen::CodegenOptions &opts,
+                                    std::optional<codegen::BuildDirectory> &dir,
+                                    const CommandLine &cl, std::ostream &err) {
+  std::string error;
+  dir = codegen::BuildDirectory::create(&error);
+  if (!dir) {
+    err << "sonde: " << error << "\n";
+    err << "Pass 4: compilation failed.  [man error::pass4]\n";
+    return std::nullopt;
+  }
+  opts.buildDir = dir->path();
+  if (cl.keepTemps || cl.lastPass == 4)
+    dir->keep();
+  std::optional<std::string> path = codegen::emitModule(module, opts, fe.diags());
+  fe.diags().flush();
+  if (!path)
+    err << "Pass 4: compilation failed.  [man error::pass4]\n";
+  if (cl.keepTemps)
+    err << "Keeping temporary directory \"" << dir->path() << "\"\n";
+  return path;
+}
+
+// Pass 5: load the module and run the session.
+int runPass5(const std::string &modulePath, const CommandLine &cl, std::ostream &err) {
+  session::SessionOptions o;
+  o.targetPid = cl.targetPid.value_or(0);
+  o.timeoutSeconds = cl.timeoutSeconds;
+  o.outputFile = cl.outputFile;
+  o.displayGlobals = !cl.noGlobalVarDisplay;
+  o.globals = cl.globals;
+  return session::runSession(modulePath, o, err);
+}
+
+} // namespace
+
+int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
+  if (cl.showHelp) {
+    out << helpText();
+    return 0;
+  }
+  if (cl.showVersion) {
+    out << "Sonde " << SONDE_VERSION << " (SystemTap 5.5 language)\n";
+    return 0;
+  }
+  if (cl.listPattern) {
+    err << "sonde: -l/-L: this build cannot list probe points yet: marker and tracepoint "
+           "discovery are not part of it\n";
+    return 1;
+  }
+
+  Frontend fe(err, frontendOptions(cl));
+  fe.diags().setSuppressWarnings(cl.suppressWarnings);
+  fe.diags().setWarningsAreErrors(cl.warningsAreErrors);
+  fe.diags().setVerbose(cl.verbosity > 0);
+  fe.diags().setColor(cl.color && isatty(STDERR_FILENO));
+
+  for (const auto &[name, value] : cl.defines)
+    if (!codegen::isKnownLimitName(name))
+      fe.diags().warning("unknown -D name '" + name + "' ignored");
+  codegen::CodegenOptions copts;
+  if (auto bad = codegenOptions(cl, copts)) {
+    err << "sonde: " << *bad << "\n";
+    return 1;
+  }
+
+  std::string text;
+  std::string name = cl.scriptFile.value_or("<input>");
+  if (cl.scriptText)
+    text = *cl.scriptText;
+  else if (!readScript(*cl.scriptFile, text, err))
+    return 1;
+
+  bool parsed = fe.parseUserScript(name, std::move(text));
+  for (const auto &extra : cl.extraScripts)
+    parsed &= fe.parseUserScript("<input>", extra);
+  if (!parsed) {
+    err << "Pass 1: parse failed.  [man error::pass1]\n";
+    return 1;
+  }
+  if (cl.lastPass == 1) {
+    printParsedScript(fe.script(), out);
+    return 0;
+  }
+
+  if (!fe.parseLibraries()) {
+    err << "Pass 1: parse failed.  [man error::pass1]\n";
+    return 1;
+  }
+  if (!fe.elaborate()) {
+    err << "Pass 2: analysis failed.  [man error::pass2]\n";
+    return 1;
+  }
+  if (cl.lastPass == 2) {
+    printElaboratedScript(fe.script(), out, cl.verbosity > 0);
+    return 0;
+  }
+
+  std::unique_ptr<codegen::GeneratedModule> module = runPass3(fe, copts, err);
+  if (!module)
+    return 1;
+  if (cl.lastPass == 3) {
+    out << module->irText();
+    return 0;
+  }
+
+  std::optional<codegen::BuildDirectory> dir;
+  std::optional<std::string> modulePath = runPass4(fe, *module, copts, dir, cl, err);
+  if (!modulePath)
+    return 1;
+  if (cl.lastPass == 4) {
+    out << *modulePath << "\n";
+    return 0;
+  }
+  return runPass5(*modulePath, cl, err);
+}
+
+} // namespace sonde

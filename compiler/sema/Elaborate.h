@@ -1,0 +1,18 @@
+// Pass 2: name resolution, probe-alias expansion, probe-point checks, stap's
+// fixed-point type inference and the semantic checks, annotating the AST in place.
+#pragma once
+
+#include "ast/Ast.h"
+#include "diag/Diagnostics.h"
+
+namespace sonde {
+
+struct SemaOptions {
+  bool unoptimized = false; // -u: keep unused functions and globals
+  bool skipBadvars = false; // --skip-badvars
+};
+
+// Returns false if any semantic error was reported.
+bool elaborate(ast::Script &script, DiagnosticEngine &diags, const SemaOptions &opts);
+
+} // namespace sonde

@@ -1,0 +1,210 @@
+#include "probes/ProbeFamilies.h"
+
+namespace sonde::probes {
+
+namespace {
+
+using A = ArgKind;
+using K = ProbeKind;
+
+const ast::ProbePointComponent *component(const ast::ProbePoint &p, std::string_view name) {
+  for (const auto &c : p.components)
+    if (c.name == name)
+      return &c;
+  return nullptr;
+}
+
+// The numeric argument of component `name`, or `fallback` when absent.
+int64_t numberArg(const ast::ProbePoint &p, std::string_view name, int64_t fallback) {
+  const auto *c = component(p, name);
+  if (!c)
+    return fallback;
+  if (const auto *n = dynamic_cast<const ast::NumberLit *>(c->arg.get()))
+    return n->value;
+  return fallback;
+}
+
+// hrtimer intervals must lie within [100 us, 1 day], expressed in the unit used.
+struct TimerUnit {
+  std::string_view name;
+  int64_t min, max;
+};
+constexpr TimerUnit kTimerUnits[] = {
+    {"s", 1, 86400},
+    {"sec", 1, 86400},
+    {"ms", 1, 86400000},
+    {"msec", 1, 86400000},
+    {"us", 100, 86400000000},
+    {"usec", 100, 86400000000},
+    {"ns", 100000, 86400000000000},
+    {"nsec", 100000, 86400000000000},
+};
+
+std::string validateTimer(const ast::ProbePoint &p) {
+  if (p.components.size() < 2)
+    return "";
+  for (const auto &u : kTimerUnits) {
+    if (p.components[1].name != u.name)
+      continue;
+    int64_t interval = numberArg(p, u.name, 0);
+    if (interval < u.min || interval > u.max)
+      return "interval value out of range (" + std::to_string(u.min) + ", " +
+             std::to_string(u.max) + ")";
+    int64_t rand = numberArg(p, "randomize", 0);
+    if (rand < 0 || rand > interval)
+      return "randomization value out of range";
+  }
+  return "";
+}
+
+std::string validateHz(const ast::ProbePoint &p) {
+  return numberArg(p, "hz", 0) <= 0 ? "frequency must be greater than 0" : "";
+}
+
+std::string validateJiffies(const ast::ProbePoint &p) {
+  int64_t interval = numberArg(p, "jiffies", 0);
+  if (interval <= 0 || interval > 1000000)
+    return "invalid interval for jiffies timer";
+  int64_t rand = numberArg(p, "randomize", 0);
+  if (rand < 0 || rand > interval)
+    return "invalid randomize for jiffies timer";
+  return "";
+}
+
+std::vector<ProbeFamily> buildFamilies() {
+  std::vector<ProbeFamily> f = {
+      {K::Begin, {{"begin"}}},
+      {K::Begin, {{"begin", A::Number}}},
+      {K::End, {{"end"}}},
+      {K::End, {{"end", A::Number}}},
+      {K::Error, {{"error"}}},
+      {K::Error, {{"error", A::Number}}},
+      {K::Never, {{"never"}}},
+      {K::TimerHz, {{"timer"}, {"hz", A::Number}}, validateHz},
+      {K::TimerJiffies, {{"timer"}, {"jiffies", A::Number}}, validateJiffies},
+      {K::TimerJiffies,
+       {{"timer"}, {"jiffies", A::Number}, {"randomize", A::Number}},
+       validateJiffies},
+      {K::TimerProfileTick, {{"timer"}, {"profile"}, {"tick"}}},
+      {K::KernelTrace, {{"kernel"}, {"trace", A::String}}},
+  };
+  for (const auto &u : kTimerUnits) {
+    f.push_back({K::Timer, {{"timer"}, {u.name, A::Number}}, validateTimer});
+    f.push_back(
+        {K::Timer, {{"timer"}, {u.name, A::Number}, {"randomize", A::Number}}, validateTimer});
+  }
+
+  // process, process("PATH"), process(PID): markers, lifecycle, and the DWARF /
+  // syscall families we do not support yet.
+  const PatternComponent processes[] = {
+      {"process"}, {"process", A::String}, {"process", A::Number}};
+  for (const auto &proc : processes) {
+    f.push_back({K::Marker, {proc, {"mark", A::String}}});
+    f.push_back({K::Marker, {proc, {"provider", A::String}, {"mark", A::String}}});
+    f.push_back({K::Marker, {proc, {"library", A::String}, {"mark", A::String}}});
+    f.push_back({K::ProcessBegin, {proc, {"begin"}}});
+    f.push_back({K::ProcessEnd, {proc, {"end"}}});
+    f.push_back({K::ThreadBegin, {proc, {"thread"}, {"begin"}}});
+    f.push_back({K::ThreadEnd, {proc, {"thread"}, {"end"}}});
+    for (const PatternComponent &dwarf :
+         {PatternComponent{"function", A::String}, PatternComponent{"function", A::Number},
+          PatternComponent{"statement", A::String}, PatternComponent{"statement", A::Number},
+          PatternComponent{"plt"}, PatternComponent{"plt", A::String}}) {
+      f.push_back({K::Unsupported, {proc, dwarf}});
+      f.push_back({K::Unsupported, {proc, {"library", A::String}, dwarf}});
+    }
+    f.push_back({K::Unsupported, {proc, {"syscall"}}});
+    f.push_back({K::Unsupported, {proc, {"insn"}}});
+  }
+
+  for (const PatternComponent &kernel :
+       {PatternComponent{"function", A::String}, PatternComponent{"function", A::Number},
+        PatternComponent{"statement", A::String}, PatternComponent{"statement", A::Number},
+        PatternComponent{"data", A::String}, PatternComponent{"data", A::Number}})
+    f.push_back({K::Unsupported, {{"kernel"}, kernel}});
+  for (const PatternComponent &top :
+       {PatternComponent{"module", A::String}, PatternComponent{"kprobe"},
+        PatternComponent{"procfs"}, PatternComponent{"procfs", A::String}, PatternComponent{"perf"},
+        PatternComponent{"netfilter"}, PatternComponent{"java", A::String},
+        PatternComponent{"python2"}, PatternComponent{"python3"}})
+    f.push_back({K::Unsupported, {top}});
+  return f;
+}
+
+bool isArgN(std::string_view name) {
+  // $arg1 ... $arg12
+  if (name.substr(0, 4) != "$arg" || name.size() < 5 || name.size() > 6)
+    return false;
+  int n = 0;
+  for (char c : name.substr(4)) {
+    if (c < '0' || c > '9')
+      return false;
+    n = n * 10 + (c - '0');
+  }
+  return n >= 1 && n <= 12;
+}
+
+} // namespace
+
+bool ProbeFamily::hasContextVariables() const {
+  return kind == K::Marker || kind == K::KernelTrace;
+}
+
+const std::vector<ProbeFamily> &families() {
+  static const std::vector<ProbeFamily> table = buildFamilies();
+  return table;
+}
+
+ArgKind argKindOf(const ast::ProbePointComponent &c) {
+  if (!c.arg)
+    return A::None;
+  if (dynamic_cast<const ast::StringLit *>(c.arg.get()))
+    return A::String;
+  return A::Number;
+}
+
+const ProbeFamily *familyOf(const ast::ProbePoint &point) {
+  for (const auto &fam : families()) {
+    size_t n = fam.pattern.size();
+    if (fam.supported() ? point.components.size() != n : point.components.size() < n)
+      continue;
+    bool match = true;
+    for (size_t i = 0; i < n && match; ++i)
+      match = point.components[i].name == fam.pattern[i].name &&
+              argKindOf(point.components[i]) == fam.pattern[i].arg;
+    if (match)
+      return &fam;
+  }
+  return nullptr;
+}
+
+ContextVariable contextVariable(const ProbeFamily *family, const ast::ProbePoint *point,
+                                const ast::TargetSymbol &sym) {
+  (void)point; // markers and tracepoints are not resolved against targets yet
+  if (!family || !family->hasContextVariables())
+    return {};
+  const std::string &name = sym.name;
+  bool pretty = sym.prettyDepth > 0;
+  if (family->kind == K::Marker) {
+    if (name == "$$name" || name == "$$provider" || name == "$$vars" || name == "$$parms")
+      return {true, ast::Type::String};
+    if (isArgN(name))
+      return {true, pretty ? ast::Type::String : ast::Type::Long};
+    return {};
+  }
+  // Tracepoint fields are typed once tracefs formats are read; until then every
+  // `$field` is an integer and the `$$` forms are strings.
+  if (name == "$$name" || name == "$$system" || name == "$$vars" || name == "$$parms")
+    return {true, ast::Type::String};
+  if (name.rfind("$$", 0) == 0)
+    return {};
+  return {true, pretty ? ast::Type::String : ast::Type::Long};
+}
+
+std::string contextVariableWriteError(const ProbeFamily *family, const ast::TargetSymbol &sym) {
+  if (family && family->kind == K::KernelTrace)
+    return "write to tracepoint variable '" + sym.name + "' not permitted; need stap -g";
+  return "write to marker parameter '" + sym.name + "' not permitted";
+}
+
+} // namespace sonde::probes

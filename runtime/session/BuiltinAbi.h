@@ -1,0 +1,105 @@
+/* Built-in functions (language.md §6) as generated code calls them.
+ *
+ * One rule for every built-in, so the code generator needs no per-function
+ * knowledge beyond the signature in compiler/sema/Builtins.cpp:
+ *
+ *   RET sonde_fn_<name>_<argc>(sonde_context *ctx, [char *out,] ARGS..., uint32_t loc)
+ *
+ * - <argc> is the number of arguments of the call (tokenize_1 and tokenize_2).
+ * - long results are returned as int64_t; string results are written to `out`
+ *   (MAXSTRINGLEN bytes, NUL-terminated) and the function returns void; so do
+ *   functions without a value.
+ * - long arguments are int64_t, string arguments const char *.
+ * - `loc` is the call's sonde_location, for the errors the function raises
+ *   through ctx (sonde_raise*).
+ *
+ * A built-in the runtime does not provide is not exported; the compiler checks
+ * with dlsym() in the sonde process (which links this runtime) and reports it.
+ */
+#ifndef SONDE_RUNTIME_SESSION_BUILTIN_ABI_H
+#define SONDE_RUNTIME_SESSION_BUILTIN_ABI_H
+
+#include "runtime/session/ContextAbi.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SONDE_BUILTIN_PREFIX "sonde_fn_"
+
+/* ---- time ---- */
+int64_t sonde_fn_gettimeofday_s_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_gettimeofday_ms_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_gettimeofday_us_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_gettimeofday_ns_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_local_clock_s_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_local_clock_ms_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_local_clock_us_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_local_clock_ns_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ktime_get_ns_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_get_cycles_0(sonde_context *ctx, uint32_t loc);
+
+/* ---- process context ---- */
+int64_t sonde_fn_pid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_tid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ppid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_uid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_euid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_gid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_egid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_cpu_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_target_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_stp_pid_0(sonde_context *ctx, uint32_t loc);
+void sonde_fn_execname_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_pp_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_pn_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_probe_type_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_cmdline_str_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_env_var_1(sonde_context *ctx, char *out, const char *name, uint32_t loc);
+
+/* ---- strings ---- */
+int64_t sonde_fn_strlen_1(sonde_context *ctx, const char *s, uint32_t loc);
+void sonde_fn_substr_3(sonde_context *ctx, char *out, const char *s, int64_t start, int64_t len,
+                       uint32_t loc);
+int64_t sonde_fn_stringat_2(sonde_context *ctx, const char *s, int64_t pos, uint32_t loc);
+int64_t sonde_fn_isinstr_2(sonde_context *ctx, const char *s1, const char *s2, uint32_t loc);
+int64_t sonde_fn_strpos_2(sonde_context *ctx, const char *s1, const char *s2, uint32_t loc);
+void sonde_fn_str_replace_3(sonde_context *ctx, char *out, const char *s, const char *find,
+                            const char *repl, uint32_t loc);
+void sonde_fn_tokenize_1(sonde_context *ctx, char *out, const char *delim, uint32_t loc);
+void sonde_fn_tokenize_2(sonde_context *ctx, char *out, const char *input, const char *delim,
+                         uint32_t loc);
+void sonde_fn_text_str_1(sonde_context *ctx, char *out, const char *s, uint32_t loc);
+void sonde_fn_text_strn_3(sonde_context *ctx, char *out, const char *s, int64_t len,
+                          int64_t quoted, uint32_t loc);
+void sonde_fn_string_quoted_1(sonde_context *ctx, char *out, const char *s, uint32_t loc);
+int64_t sonde_fn_strtol_2(sonde_context *ctx, const char *s, int64_t base, uint32_t loc);
+int64_t sonde_fn_isdigit_1(sonde_context *ctx, const char *s, uint32_t loc);
+void sonde_fn_errno_str_1(sonde_context *ctx, char *out, int64_t e, uint32_t loc);
+
+/* ---- regular expressions: the last =~ match on this thread (RegexMatch.cpp) ---- */
+void sonde_fn_matched_1(sonde_context *ctx, char *out, int64_t n, uint32_t loc);
+void sonde_fn_matched_str_0(sonde_context *ctx, char *out, uint32_t loc);
+int64_t sonde_fn_ngroups_0(sonde_context *ctx, uint32_t loc);
+
+/* ---- numbers ---- */
+int64_t sonde_fn_abs_1(sonde_context *ctx, int64_t x, uint32_t loc);
+int64_t sonde_fn_min_2(sonde_context *ctx, int64_t a, int64_t b, uint32_t loc);
+int64_t sonde_fn_max_2(sonde_context *ctx, int64_t a, int64_t b, uint32_t loc);
+int64_t sonde_fn_randint_1(sonde_context *ctx, int64_t n, uint32_t loc);
+
+/* ---- control ---- */
+void sonde_fn_exit_0(sonde_context *ctx, uint32_t loc);
+void sonde_fn_error_1(sonde_context *ctx, const char *message, uint32_t loc);
+void sonde_fn_warn_1(sonde_context *ctx, const char *message, uint32_t loc);
+void sonde_fn_log_1(sonde_context *ctx, const char *message, uint32_t loc);
+void sonde_fn_assert_1(sonde_context *ctx, int64_t cond, uint32_t loc);
+void sonde_fn_assert_2(sonde_context *ctx, int64_t cond, const char *message, uint32_t loc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SONDE_RUNTIME_SESSION_BUILTIN_ABI_H */

@@ -1,0 +1,101 @@
+/* The contract between a compiled handler module and the runtime that loads it.
+ *
+ * `sonde` compiles a script into a shared object that exports one symbol,
+ * `sonde_module` (a sonde_module_desc). The runtime (in `sonde` for begin/end/
+ * error/timer probes, in the target's agent for markers) dlopen()s the module,
+ * checks the ABI version and the layout fingerprint, and runs handlers through
+ * the tables below. The module holds no LLVM and no C++ types: plain C data and
+ * functions `void handler(sonde_context *)`.
+ */
+#ifndef SONDE_RUNTIME_SESSION_MODULE_ABI_H
+#define SONDE_RUNTIME_SESSION_MODULE_ABI_H
+
+#include "runtime/session/ContextAbi.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SONDE_MODULE_ABI_VERSION 1u
+#define SONDE_MODULE_SYMBOL "sonde_module"
+
+/* What kind of event runs a probe. */
+enum sonde_probe_kind {
+  SONDE_PROBE_BEGIN = 0,
+  SONDE_PROBE_END = 1,
+  SONDE_PROBE_ERROR = 2,
+  SONDE_PROBE_TIMER = 3,  /* timer.s/ms/us/ns/hz/jiffies: period_ns, randomize_ns */
+  SONDE_PROBE_MARKER = 4, /* process(...).mark(...) (issue 4) */
+  SONDE_PROBE_PROCESS_BEGIN = 5,
+  SONDE_PROBE_PROCESS_END = 6,
+  SONDE_PROBE_THREAD_BEGIN = 7,
+  SONDE_PROBE_THREAD_END = 8,
+};
+
+typedef void (*sonde_handler_fn)(sonde_context *ctx);
+
+typedef struct sonde_probe_desc {
+  uint32_t kind;        /* enum sonde_probe_kind */
+  int32_t reserved;
+  int64_t sequence;     /* begin(N)/end(N)/error(N): run in ascending order */
+  int64_t period_ns;    /* timers */
+  int64_t randomize_ns; /* timers: each period adds uniform [-r, +r] */
+  const char *pp;       /* pp(): the concrete probe point */
+  const char *pn;       /* pn(): the point as the script spelled it */
+  sonde_handler_fn handler;
+} sonde_probe_desc;
+
+/* A source token named by runtime errors: "operator '/' at app.probe:9:22". */
+typedef struct sonde_location {
+  const char *kind; /* "identifier", "operator", "keyword", ... */
+  const char *text;
+  const char *file;
+  uint32_t line, column;
+} sonde_location;
+
+/* A global the end of the run prints because the script writes it but never
+ * reads it (stap's automatic end-of-run display). */
+typedef struct sonde_display_global {
+  uint32_t layout_index; /* index into the layout's globals */
+  uint32_t reserved;
+} sonde_display_global;
+
+typedef struct sonde_module_desc {
+  uint32_t abi_version; /* SONDE_MODULE_ABI_VERSION */
+  uint32_t probe_count;
+  const sonde_probe_desc *probes;
+
+  /* GlobalLayout::serialize() of the script's globals (includes the limits in
+   * force and the CPU slot count), and its fingerprint. */
+  const uint8_t *layout;
+  uint64_t layout_size;
+  uint64_t layout_fingerprint;
+
+  /* printf formats, referenced by index from handlers. */
+  uint32_t format_count;
+  const char *const *formats;
+
+  uint32_t location_count;
+  const sonde_location *locations;
+
+  uint32_t display_count;
+  const sonde_display_global *display;
+
+  /* Handler limits baked in at compile time (language.md §7). */
+  int64_t max_action;
+  int64_t max_nesting;
+
+  /* Sets the initial values of scalar globals (`global x = 5`, -G x=5) in a new
+   * segment. sonde calls it once, with a context on that segment, after creating
+   * the segment and before any begin probe; an agent attaching to an existing
+   * segment never calls it. Takes no locks. NULL when no global has a value. */
+  sonde_handler_fn init_globals;
+} sonde_module_desc;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SONDE_RUNTIME_SESSION_MODULE_ABI_H */

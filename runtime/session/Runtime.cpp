@@ -1,0 +1,41 @@
+#include "runtime/session/Runtime.h"
+
+#include <chrono>
+#include <unistd.h>
+
+namespace sonde::session {
+
+ThreadState::ThreadState(uint32_t maxStringLen)
+    : errorMessage(maxStringLen, '\0'), tokenizeBuffer(maxStringLen, '\0') {
+  tokenizer.text = tokenizeBuffer.data();
+  tokenizer.capacity = maxStringLen;
+  // Any non-zero seed works for xorshift; mix in the thread and the time.
+  randomState = (static_cast<uint64_t>(gettid()) * 0x9e3779b97f4a7c15ull ^
+                 static_cast<uint64_t>(
+                     std::chrono::steady_clock::now().time_since_epoch().count())) |
+                1;
+}
+
+ThreadState &Runtime::thread() {
+  thread_local std::unique_ptr<ThreadState> state;
+  thread_local const Runtime *owner = nullptr;
+  if (!state || owner != this) {
+    state = std::make_unique<ThreadState>(maxStringLen());
+    owner = this;
+  }
+  return *state;
+}
+
+void writeError(Runtime &rt, const char *text, size_t size) {
+  // Pending output first, so a warning follows what the handler printed before it.
+  rt.thread().output->flush(*rt.output);
+  while (size > 0) {
+    ssize_t n = ::write(rt.errorFd, text, size);
+    if (n <= 0)
+      return;
+    text += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+} // namespace sonde::session

@@ -1,0 +1,53 @@
+// The state behind every sonde_context of one process: the loaded module, the
+// mapped segment, the output, and per-thread scratch. Internal to runtime/session.
+#pragma once
+
+#include "runtime/session/LoadedModule.h"
+#include "runtime/session/OutputSink.h"
+#include "runtime/strings/StringAbi.h"
+#include "runtime/values/Segment.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace sonde::session {
+
+struct Runtime;
+
+// Scratch a handler thread keeps between invocations (never freed on the event path).
+struct ThreadState {
+  explicit ThreadState(uint32_t maxStringLen);
+  std::vector<char> errorMessage;   // MAXSTRINGLEN: the propagating error's text
+  std::vector<char> tokenizeBuffer; // MAXSTRINGLEN: tokenize()'s copy of its input
+  SondeTokenizer tokenizer{};
+  std::unique_ptr<OutputBuffer> output = std::make_unique<OutputBuffer>();
+  uint64_t randomState;
+};
+
+struct Runtime {
+  const LoadedModule *module = nullptr;
+  values::Segment *segment = nullptr;
+  OutputSink *output = nullptr;
+  int errorFd = 2;      // warnings and runtime errors
+  int64_t target = 0;   // target(): the -c/-x pid, else 0
+  int64_t consumerPid = 0; // stp_pid(): the sonde process
+  // Called when a handler asks the session to stop (exit(), too many errors).
+  std::function<void()> wake;
+
+  uint32_t maxStringLen() const { return module->layout().limits().max_string_len; }
+  // This thread's scratch for this runtime (created on first use).
+  ThreadState &thread();
+};
+
+// The runtime and thread state behind a context.
+inline Runtime &runtimeOf(sonde_context *ctx) { return *static_cast<Runtime *>(ctx->runtime); }
+inline ThreadState &threadOf(sonde_context *ctx) {
+  return *static_cast<ThreadState *>(ctx->thread);
+}
+
+// Writes text to the error stream at once, after this thread's pending output.
+void writeError(Runtime &rt, const char *text, size_t size);
+
+} // namespace sonde::session

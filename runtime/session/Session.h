@@ -1,0 +1,27 @@
+// Pass 5 in the sonde process: load a compiled module, create the script state,
+// run begin probes, timers until exit()/a signal/-T, then end (or error) probes,
+// the end-of-run display, and stap's closing summary.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sonde::session {
+
+struct SessionOptions {
+  int64_t targetPid = 0;                 // target()
+  std::optional<double> timeoutSeconds;  // -T
+  std::optional<std::string> outputFile; // -o
+  bool displayGlobals = true;            // not --no-global-var-display
+  std::vector<std::pair<std::string, std::string>> globals; // -G NAME=VALUE
+};
+
+// Returns the process exit status: 0 when the run succeeded (an interrupt by
+// SIGINT/SIGTERM counts as success), 1 after runtime errors or a failed start.
+int runSession(const std::string &modulePath, const SessionOptions &options, std::ostream &err);
+
+} // namespace sonde::session

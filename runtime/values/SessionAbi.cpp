@@ -1,0 +1,107 @@
+// C ABI: status messages, session state and the global locks.
+#include "runtime/values/GlobalLocks.h"
+#include "runtime/values/SegmentFormat.h"
+#include "runtime/values/ValueAbi.h"
+
+#include <cstdio>
+
+using namespace sonde::values;
+
+namespace {
+
+SegmentHeader &header(sonde_segment *seg) { return *reinterpret_cast<SegmentHeader *>(seg); }
+const SegmentHeader &header(const sonde_segment *seg) {
+  return *reinterpret_cast<const SegmentHeader *>(seg);
+}
+
+// Past a limit the session fails (unless it already finished); the caller is told
+// once, for the count that crossed the limit, so it prints stap's message once.
+int crossLimit(SegmentHeader &h, uint64_t count, uint32_t limit) {
+  if (count <= limit)
+    return 0;
+  uint32_t s = h.sessionState.load();
+  while (s != SONDE_SESSION_STOPPED && s != SONDE_SESSION_ERROR &&
+         !h.sessionState.compare_exchange_weak(s, SONDE_SESSION_ERROR)) {
+  }
+  h.exitRequested.store(1);
+  return count == uint64_t{limit} + 1 ? 1 : 0;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *sonde_status_text(int status) {
+  switch (status) {
+  case SONDE_OK: return "";
+  case SONDE_ERR_MAP_FULL: return "Array overflow, check MAXMAPENTRIES";
+  case SONDE_ERR_EMPTY_AGGREGATE: return "empty aggregate";
+  case SONDE_ERR_HIST_INDEX: return "histogram index out of range";
+  case SONDE_ERR_SKIPPED: return "probe skipped: global lock contention";
+  case SONDE_ERR_NO_MEMORY: return "out of memory for foreach";
+  default: return "unknown runtime status";
+  }
+}
+
+size_t sonde_map_overflow_message(const sonde_map *m, char *buf, size_t cap) {
+  const auto *h = globalData<MapHeader>(reinterpret_cast<const GlobalHeader *>(m));
+  int n = h->explicitSize
+              ? std::snprintf(buf, cap, "Array overflow, check size limit (%u)", h->maxEntries)
+              : std::snprintf(buf, cap, "%s", sonde_status_text(SONDE_ERR_MAP_FULL));
+  return n < 0 ? 0 : static_cast<size_t>(n);
+}
+
+const sonde_limits *sonde_segment_limits(const sonde_segment *seg) { return &header(seg).limits; }
+
+int sonde_session_state(const sonde_segment *seg) {
+  return static_cast<int>(header(seg).sessionState.load(std::memory_order_acquire));
+}
+
+int sonde_session_running(const sonde_segment *seg) {
+  return header(seg).sessionState.load(std::memory_order_acquire) == SONDE_SESSION_RUNNING;
+}
+
+void sonde_session_set_state(sonde_segment *seg, int state) {
+  header(seg).sessionState.store(static_cast<uint32_t>(state), std::memory_order_release);
+}
+
+void sonde_session_request_exit(sonde_segment *seg) {
+  SegmentHeader &h = header(seg);
+  uint32_t s = h.sessionState.load();
+  while ((s == SONDE_SESSION_STARTING || s == SONDE_SESSION_RUNNING) &&
+         !h.sessionState.compare_exchange_weak(s, SONDE_SESSION_STOPPING)) {
+  }
+  h.exitRequested.store(1);
+}
+
+int sonde_session_exit_requested(const sonde_segment *seg) {
+  return header(seg).exitRequested.load() != 0;
+}
+
+int sonde_session_note_error(sonde_segment *seg) {
+  SegmentHeader &h = header(seg);
+  return crossLimit(h, h.errorCount.fetch_add(1) + 1, h.limits.max_errors);
+}
+
+int sonde_session_note_skipped(sonde_segment *seg) {
+  SegmentHeader &h = header(seg);
+  return crossLimit(h, h.skippedCount.fetch_add(1) + 1, h.limits.max_skipped);
+}
+
+uint64_t sonde_session_error_count(const sonde_segment *seg) {
+  return header(seg).errorCount.load();
+}
+
+uint64_t sonde_session_skipped_count(const sonde_segment *seg) {
+  return header(seg).skippedCount.load();
+}
+
+int sonde_locks_take(sonde_segment *seg, const uint64_t *global_offsets, uint32_t count) {
+  return takeGlobalLocks(seg, global_offsets, count);
+}
+
+void sonde_locks_release(sonde_segment *seg, const uint64_t *global_offsets, uint32_t count) {
+  releaseGlobalLocks(seg, global_offsets, count);
+}
+
+} // extern "C"
