@@ -118,9 +118,12 @@ void DiagnosticEngine::renderInto(std::string &s, const Diagnostic &d) {
     if (d.tok) {
       s += ": " + describe(*d.tok) + "\n";
       if (d.tok->loc.valid()) {
+        // stap indents a warning's source one column, an error's eight.
+        std::string label = warn ? " source: " : "        source: ";
         auto line = d.tok->loc.file->line(d.tok->loc.line);
-        s += "        source: " + std::string(line) + "\n";
-        s += "                " + paint("01;32", caretLine(line, d.tok->loc.col)) + "\n";
+        s += label + std::string(line) + "\n";
+        s += std::string(label.size(), ' ') + paint("01;32", caretLine(line, d.tok->loc.col)) +
+             "\n";
       }
     } else {
       s += "\n";

@@ -226,11 +226,11 @@ TEST(SemaErrors, DotInsteadOfArrow) {
 probe begin { x . y = 1; print(x) }
 )"),
       R"(WARNING: never-assigned local variable 'y' (similar: x): identifier 'y' at input.probe:2:19
-        source: probe begin { x . y = 1; print(x) }
-                                  ^
+ source: probe begin { x . y = 1; print(x) }
+                           ^
 WARNING: never-assigned global variable 'x': identifier 'x' at :1:8
-        source: global x
-                       ^
+ source: global x
+                ^
 semantic error: Expecting lvalue for assignment, try -> instead: operator '=' at :2:21
         source: probe begin { x . y = 1; print(x) }
                                     ^
@@ -393,8 +393,8 @@ TEST(SemaErrors, ErrorsInUnusedFunctionsAreNotChecked) {
 probe begin { print(1) }
 )"),
             R"(WARNING: Eliding unused function 'f': identifier 'f' at input.probe:1:10
-        source: function f() { return nosuch() }
-                         ^
+ source: function f() { return nosuch() }
+                  ^
 )");
 }
 
@@ -427,8 +427,8 @@ TEST(SemaErrors, LvalueErrorsFollowWarnings) {
       semaDiagnostics(R"(probe process("/bin/x").mark("m") { $arg1.field = 3 }
 )"),
       R"(WARNING: never-assigned local variable 'field': identifier 'field' at input.probe:1:43
-        source: probe process("/bin/x").mark("m") { $arg1.field = 3 }
-                                                          ^
+ source: probe process("/bin/x").mark("m") { $arg1.field = 3 }
+                                                   ^
 semantic error: Expecting lvalue for assignment, try -> instead: operator '=' at :1:49
         source: probe process("/bin/x").mark("m") { $arg1.field = 3 }
                                                                 ^

@@ -30,8 +30,8 @@ TEST(SemaTypeErrors, StatLocal) {
   EXPECT_EQ(semaDiagnostics(R"(probe begin { println(@count(x)) }
 )"),
             R"(WARNING: never-assigned local variable 'x': identifier 'x' at input.probe:1:30
-        source: probe begin { println(@count(x)) }
-                                             ^
+ source: probe begin { println(@count(x)) }
+                                      ^
 semantic error: stat locals not supported, missing global declaration? : identifier 'x' at :1:30
         source: probe begin { println(@count(x)) }
                                              ^

@@ -11,8 +11,8 @@ TEST(SemaWarnings, NeverAssignedLocal) {
       semaDiagnostics(R"(probe begin { total = 1; println(totl + total) }
 )"),
       R"(WARNING: never-assigned local variable 'totl' (similar: total): identifier 'totl' at input.probe:1:34
-        source: probe begin { total = 1; println(totl + total) }
-                                                 ^
+ source: probe begin { total = 1; println(totl + total) }
+                                          ^
 )");
 }
 
@@ -22,8 +22,8 @@ TEST(SemaWarnings, NeverAssignedGlobal) {
 probe begin { counts = 1; println(count + counts) }
 )"),
       R"(WARNING: never-assigned global variable 'count' (similar: counts): identifier 'count' at input.probe:1:8
-        source: global count, counts
-                       ^
+ source: global count, counts
+                ^
 )");
 }
 
@@ -40,11 +40,11 @@ function helper() { return 1 }
 probe begin { used = 1; println(used) }
 )"),
             R"(WARNING: Eliding unused function 'helper': identifier 'helper' at input.probe:2:10
-        source: function helper() { return 1 }
-                         ^
+ source: function helper() { return 1 }
+                  ^
 WARNING: Eliding unused variable 'spare': identifier 'spare' at :1:14
-        source: global used, spare
-                             ^
+ source: global used, spare
+                      ^
 )");
 }
 
@@ -56,11 +56,11 @@ TEST(SemaWarnings, StatementNeverReached) {
 probe begin { next; println(f()) }
 )"),
             R"(WARNING: statement will never be reached: identifier 'println' at input.probe:3:3
-        source:   println("late")
-                  ^
+ source:   println("late")
+           ^
 WARNING: statement will never be reached: identifier 'println' at :5:21
-        source: probe begin { next; println(f()) }
-                                    ^
+ source: probe begin { next; println(f()) }
+                             ^
 )");
 }
 
@@ -70,11 +70,11 @@ TEST(SemaWarnings, NeverReachedInLoops) {
           R"(probe begin { while (1) { break; println(1) } for (i = 0; i < 3; i++) { continue; println(i) } }
 )"),
       R"(WARNING: statement will never be reached: identifier 'println' at input.probe:1:34
-        source: probe begin { while (1) { break; println(1) } for (i = 0; i < 3; i++) { continue; println(i) } }
-                                                 ^
+ source: probe begin { while (1) { break; println(1) } for (i = 0; i < 3; i++) { continue; println(i) } }
+                                          ^
 WARNING: statement will never be reached: identifier 'println' at :1:83
-        source: probe begin { while (1) { break; println(1) } for (i = 0; i < 3; i++) { continue; println(i) } }
-                                                                                                  ^
+ source: probe begin { while (1) { break; println(1) } for (i = 0; i < 3; i++) { continue; println(i) } }
+                                                                                           ^
 )");
 }
 
@@ -83,8 +83,8 @@ TEST(SemaWarnings, OneWarningPerSourceLocation) {
       semaDiagnostics(R"(probe begin, end, never { println(unset + 1) }
 )"),
       R"(WARNING: never-assigned local variable 'unset': identifier 'unset' at input.probe:1:35
-        source: probe begin, end, never { println(unset + 1) }
-                                                  ^
+ source: probe begin, end, never { println(unset + 1) }
+                                           ^
 )");
 }
 
@@ -96,8 +96,8 @@ TEST(SemaWarnings, SideEffectFreeExpression) {
 }
 )"),
             R"(WARNING: Eliding side-effect-free expression : identifier 'n' at input.probe:3:3
-        source:   n * 2
-                  ^
+ source:   n * 2
+           ^
 )");
 }
 
@@ -170,8 +170,8 @@ TEST(SemaWarnings, SkipBadvarsReadsUnknownContextAsZero) {
   EXPECT_EQ(
       r.diagnostics,
       R"(WARNING: Bad $context variable being substituted with literal 0: identifier '$nosuch' at input.probe:1:23
-        source: probe begin { println($nosuch + 1) }
-                                      ^
+ source: probe begin { println($nosuch + 1) }
+                               ^
 )");
 }
 

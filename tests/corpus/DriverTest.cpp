@@ -1,0 +1,78 @@
+// The `sonde` command line end to end: the real binary, its output and status.
+#include "ProcessRunner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace sonde::test {
+namespace {
+
+constexpr std::chrono::seconds kTimeout{30};
+
+ProcessResult sonde(const std::vector<std::string> &args) {
+  return runProcess(SONDE_BINARY, args, std::filesystem::temp_directory_path().string(),
+                    kTimeout);
+}
+
+TEST(Driver, HelpAndVersionExitZero) {
+  auto help = sonde({"--help"});
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_EQ(help.stdoutText.rfind("Usage: sonde [OPTIONS] FILE [ARGS...]", 0), 0u);
+  auto version = sonde({"-V"});
+  EXPECT_EQ(version.exitCode, 0);
+  EXPECT_EQ(version.stdoutText.rfind("Sonde ", 0), 0u) << version.stdoutText;
+}
+
+TEST(Driver, InlineScriptPrintsParsedForm) {
+  auto r = sonde({"-p1", "-e", "probe begin { printf(\"hi %s\\n\", @1) }", "world"});
+  EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+  EXPECT_EQ(r.stdoutText, "# parse tree dump\n# file <input>\nprobe begin {\n"
+                          "  printf(\"hi %s\\n\", \"world\");\n}\n");
+  EXPECT_EQ(r.stderrText, "");
+}
+
+TEST(Driver, ElaborationPrintsInferredTypes) {
+  auto r = sonde({"-p2", "-e", "global n; probe timer.ms(10) { n++; if (n > 3) exit() }"});
+  EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+  EXPECT_EQ(r.stdoutText,
+            "# globals\nn:long\n# probes\ntimer.ms(10) /* <- timer.ms(10) */\n");
+}
+
+TEST(Driver, ParseErrorFailsPassOne) {
+  auto r = sonde({"-p2", "-e", "probe begin { x = (1 }"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.stderrText.find("parse error: "), std::string::npos) << r.stderrText;
+  EXPECT_NE(r.stderrText.find("Pass 1: parse failed.  [man error::pass1]\n"), std::string::npos);
+}
+
+TEST(Driver, SemanticErrorFailsPassTwo) {
+  auto r = sonde({"-p2", "-e", "probe begin { println(execnme()) }"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.stderrText.find("(similar: execname"), std::string::npos) << r.stderrText;
+  EXPECT_NE(r.stderrText.find("Pass 2: analysis failed.  [man error::pass2]\n"),
+            std::string::npos);
+}
+
+TEST(Driver, MissingScriptFileIsNamed) {
+  auto r = sonde({"-p1", "/nonexistent/app.probe"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.stderrText,
+            "sonde: cannot open script file '/nonexistent/app.probe': No such file or directory\n");
+}
+
+TEST(Driver, BadOptionIsNamed) {
+  auto r = sonde({"--mode=lossy", "-e", "probe begin {}"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.stderrText,
+            "sonde: option --mode: expected block, discard or overwrite, got 'lossy'\n");
+}
+
+TEST(Driver, UnknownLimitDrawsAWarning) {
+  auto r = sonde({"-p2", "-D", "MAXFOO=3", "-e", "probe begin {}"});
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.stderrText, "WARNING: unknown -D name 'MAXFOO' ignored\n");
+}
+
+} // namespace
+} // namespace sonde::test
