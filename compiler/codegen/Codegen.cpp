@@ -57,9 +57,8 @@ std::string GeneratedModule::irText() const {
   return text;
 }
 
-std::unique_ptr<GeneratedModule> generateModule(const ast::Script &script,
-                                                const CodegenOptions &opts,
-                                                DiagnosticEngine &diags) {
+std::unique_ptr<GeneratedModule>
+generateModule(const ast::Script &script, const CodegenOptions &opts, DiagnosticEngine &diags) {
   std::string error;
   auto impl = std::make_unique<GeneratedModule::Impl>();
   impl->target = makeNativeTarget(opts.optLevel, &error);

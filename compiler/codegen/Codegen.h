@@ -57,9 +57,8 @@ private:
 
 // Pass 3. Null after reporting errors to `diags` (pass-3 errors are semantic
 // errors: constructs or built-ins this build cannot compile).
-std::unique_ptr<GeneratedModule> generateModule(const ast::Script &script,
-                                                const CodegenOptions &opts,
-                                                DiagnosticEngine &diags);
+std::unique_ptr<GeneratedModule>
+generateModule(const ast::Script &script, const CodegenOptions &opts, DiagnosticEngine &diags);
 
 // Pass 4: optimises `module` at opts.optLevel, compiles it and links it in
 // opts.buildDir. Returns the module's path, or nullopt after reporting why.

@@ -76,8 +76,8 @@ applyLimitDefines(const std::vector<std::pair<std::string, std::string>> &define
       continue; // the driver warns about names it does not know
     std::optional<int64_t> v = parseNumber(text);
     if (!v || *v < spec->min || *v > spec->max)
-      return "-D " + name + "=" + text + ": expected a number from " +
-             std::to_string(spec->min) + " to " + std::to_string(spec->max);
+      return "-D " + name + "=" + text + ": expected a number from " + std::to_string(spec->min) +
+             " to " + std::to_string(spec->max);
     if (spec->field)
       opts.limits.*(spec->field) = static_cast<uint32_t>(*v);
     if (name == "MAXACTION_INTERRUPTIBLE")

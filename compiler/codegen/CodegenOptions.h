@@ -14,11 +14,11 @@
 namespace sonde::codegen {
 
 struct CodegenOptions {
-  unsigned optLevel = 2;  // -O0 .. -O3
-  std::string buildDir;   // where module.o / module.so go (a BuildDirectory)
-  sonde_limits limits{};  // -D MAXSTRINGLEN=... etc.; defaults from defaultLimits()
+  unsigned optLevel = 2;             // -O0 .. -O3
+  std::string buildDir;              // where module.o / module.so go (a BuildDirectory)
+  sonde_limits limits{};             // -D MAXSTRINGLEN=... etc.; defaults from defaultLimits()
   std::optional<int64_t> maxNesting; // -D MAXNESTING; else computed from the call graph
-  bool displayGlobals = true; // --no-global-var-display clears it
+  bool displayGlobals = true;        // --no-global-var-display clears it
   // Interval of timer.jiffies(1): 1e9 / CONFIG_HZ of the running kernel.
   int64_t jiffyNs = 4000000;
 

@@ -24,12 +24,11 @@ int32_t extractorOf(ast::StatFn f) {
 // sonde_key[keyCount]: .l for long columns, .s for string columns. A null index
 // is `*`: its bit goes into *wildMask (allowed only where wildMask is given).
 llvm::Value *IrGenerator::evalKeys(const GlobalSlot &slot, std::vector<ast::ExprPtr> &indexes,
-                                   uint32_t *wildMask) {
+                                   uint32_t *wildMask, const Token &where) {
   auto *type = llvm::ArrayType::get(b_.longTy(), std::max<size_t>(indexes.size(), 1));
   llvm::Value *keys = b_.entryAlloca(type, "keys");
   if (indexes.size() != slot.desc->keyCount) {
-    fail("wrong number of indexes for array '" + slot.desc->name + "'", indexes.empty() ? Token{}
-                                                                      : indexes[0]->tok);
+    fail("wrong number of indexes for array '" + slot.desc->name + "'", where);
     return keys;
   }
   for (size_t i = 0; i < indexes.size(); ++i) {
@@ -37,7 +36,7 @@ llvm::Value *IrGenerator::evalKeys(const GlobalSlot &slot, std::vector<ast::Expr
       if (wildMask)
         *wildMask |= 1u << i;
       else
-        fail("wildcard not allowed in array index", Token{});
+        fail("wildcard not allowed in array index", where);
       continue;
     }
     Value v = eval(*indexes[i]);
@@ -46,15 +45,18 @@ llvm::Value *IrGenerator::evalKeys(const GlobalSlot &slot, std::vector<ast::Expr
   return keys;
 }
 
-// The keys of the entry a foreach is on, from its key variables.
+// The keys of the entry a foreach is on (from its iterator: the body may have
+// changed the key variables).
 llvm::Value *IrGenerator::currentKeys(const StatsBinding &binding) {
-  auto &keyVars = binding.loop->keys;
-  auto *type = llvm::ArrayType::get(b_.longTy(), std::max<size_t>(keyVars.size(), 1));
+  const values::GlobalDesc &desc = *facts_.slot(*binding.loop->base->global).desc;
+  auto *type = llvm::ArrayType::get(b_.longTy(), std::max<size_t>(desc.keyCount, 1));
   llvm::Value *keys = b_.entryAlloca(type, "keys");
-  for (size_t i = 0; i < keyVars.size(); ++i) {
-    const ast::LocalVar &v = *keyVars[i]->local;
-    llvm::Value *slot = localSlot(v);
-    llvm::Value *key = v.type == ast::Type::String ? slot : b_.CreateLoad(b_.longTy(), slot);
+  for (uint32_t i = 0; i < desc.keyCount; ++i) {
+    llvm::Value *column = b_.constU32(i + 1);
+    llvm::Value *key =
+        desc.keys[i] == values::KeyKind::String
+            ? b_.CreateCall(SONDE_RT(b_, sonde_iter_key_string), {binding.iterator, column})
+            : b_.CreateCall(SONDE_RT(b_, sonde_iter_key_long), {binding.iterator, column});
     b_.CreateStore(key, b_.CreateConstInBoundsGEP2_64(type, keys, 0, i));
   }
   return keys;
@@ -82,7 +84,7 @@ void IrGenerator::visit(ast::ArrayIndex &a) {
     return;
   }
   llvm::Value *map = globalHeader(*a.base->global);
-  llvm::Value *keys = evalKeys(*slot, a.indexes, nullptr);
+  llvm::Value *keys = evalKeys(*slot, a.indexes, nullptr, a.tok);
   if (slot->desc->value == values::ValueKind::String) {
     llvm::Value *out = stringTemp();
     b_.CreateCall(SONDE_RT(b_, sonde_map_get_string), {map, keys, out});
@@ -105,7 +107,7 @@ void IrGenerator::visit(ast::InExpr &e) {
     return;
   llvm::Value *map = globalHeader(*e.base->global);
   uint32_t wild = 0;
-  llvm::Value *keys = evalKeys(*slot, e.keys, &wild);
+  llvm::Value *keys = evalKeys(*slot, e.keys, &wild, e.tok);
   llvm::Value *found =
       wild ? b_.CreateCall(SONDE_RT(b_, sonde_map_exists_wild), {map, keys, b_.constU32(wild)})
            : b_.CreateCall(SONDE_RT(b_, sonde_map_exists), {map, keys});
@@ -122,7 +124,7 @@ llvm::Value *IrGenerator::extractStat(ast::Expr &aggregate, int32_t extractor, c
     const GlobalSlot *slot = slotOf(a->base->global, a->tok);
     if (!slot)
       return b_.constLong(0);
-    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr);
+    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr, a->tok);
     st = b_.CreateCall(SONDE_RT(b_, sonde_map_stats_extract),
                        {globalHeader(*a->base->global), keys, ext, out});
   } else if (auto *s = dynamic_cast<ast::Symbol *>(&aggregate); s && s->global) {
@@ -152,7 +154,7 @@ llvm::Value *IrGenerator::histogramBucket(ast::HistOp &h, llvm::Value *index, co
     const GlobalSlot *slot = slotOf(a->base->global, a->tok);
     if (!slot)
       return b_.constLong(0);
-    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr);
+    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr, a->tok);
     st = b_.CreateCall(SONDE_RT(b_, sonde_map_stats_bucket),
                        {globalHeader(*a->base->global), keys, index, out});
   } else if (auto *s = dynamic_cast<ast::Symbol *>(h.operand.get()); s && s->global) {
@@ -170,7 +172,7 @@ llvm::Value *IrGenerator::histogramBucket(ast::HistOp &h, llvm::Value *index, co
 // A merged copy of stats (for iterating histogram buckets). The summary is
 // zeroed first, so a missing array entry reads as no buckets; an empty
 // aggregate is not an error here.
-llvm::Value *IrGenerator::statsSummary(ast::Expr &aggregate, const Token &tok, bool raiseIfEmpty) {
+llvm::Value *IrGenerator::statsSummary(ast::Expr &aggregate, const Token &tok) {
   auto *type = llvm::ArrayType::get(b_.longTy(), sizeof(sonde_stat_summary) / 8);
   llvm::AllocaInst *summary = b_.entryAlloca(type, "summary");
   b_.CreateMemSet(summary, b_.getInt8(0), sizeof(sonde_stat_summary), llvm::MaybeAlign(8));
@@ -181,7 +183,7 @@ llvm::Value *IrGenerator::statsSummary(ast::Expr &aggregate, const Token &tok, b
     const GlobalSlot *slot = slotOf(a->base->global, a->tok);
     if (!slot)
       return summary;
-    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr);
+    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr, a->tok);
     st = b_.CreateCall(SONDE_RT(b_, sonde_map_stats_summary),
                        {globalHeader(*a->base->global), keys, summary});
   } else if (auto *s = dynamic_cast<ast::Symbol *>(&aggregate); s && s->global) {
@@ -192,9 +194,8 @@ llvm::Value *IrGenerator::statsSummary(ast::Expr &aggregate, const Token &tok, b
     fail("invalid operand of a histogram", tok);
     return summary;
   }
-  if (!raiseIfEmpty)
-    st = b_.CreateSelect(b_.CreateICmpEQ(st, b_.getInt32(SONDE_ERR_EMPTY_AGGREGATE)),
-                         b_.getInt32(SONDE_OK), st);
+  st = b_.CreateSelect(b_.CreateICmpEQ(st, b_.getInt32(SONDE_ERR_EMPTY_AGGREGATE)),
+                       b_.getInt32(SONDE_OK), st);
   raiseStatusIfFailed(st, tok);
   return summary;
 }

@@ -44,8 +44,8 @@ llvm::Value *IrGenerator::scalarAddress(ast::Symbol &s) {
   return globalData(*s.global);
 }
 
-Value IrGenerator::assignScalar(ast::AssignOp op, llvm::Value *addr, ast::Type type,
-                                ast::Expr &rhs, const Token &tok) {
+Value IrGenerator::assignScalar(ast::AssignOp op, llvm::Value *addr, ast::Type type, ast::Expr &rhs,
+                                const Token &tok) {
   if (type == ast::Type::String) {
     llvm::Value *v = evalString(rhs);
     if (op == ast::AssignOp::ConcatAssign)
@@ -66,7 +66,7 @@ Value IrGenerator::assignElement(ast::AssignExpr &e, ast::ArrayIndex &a) {
   if (!slot)
     return {};
   llvm::Value *map = globalHeader(*a.base->global);
-  llvm::Value *keys = evalKeys(*slot, a.indexes, nullptr);
+  llvm::Value *keys = evalKeys(*slot, a.indexes, nullptr, a.tok);
   if (slot->desc->value == values::ValueKind::String) {
     llvm::Value *v = evalString(*e.rhs);
     if (e.op == ast::AssignOp::ConcatAssign) {
@@ -106,7 +106,7 @@ void IrGenerator::accumulate(ast::AssignExpr &e) {
     if (!slot)
       return;
     llvm::Value *map = globalHeader(*a->base->global);
-    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr);
+    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr, a->tok);
     llvm::Value *v = evalLong(*e.rhs);
     llvm::Value *st = b_.CreateCall(SONDE_RT(b_, sonde_map_stats_add), {map, keys, v});
     raiseStatusIfFailed(st, a->tok, map);
@@ -151,7 +151,7 @@ Value IrGenerator::incDecElement(ast::IncDecExpr &e, ast::ArrayIndex &a) {
   if (!slot)
     return {};
   llvm::Value *map = globalHeader(*a.base->global);
-  llvm::Value *keys = evalKeys(*slot, a.indexes, nullptr);
+  llvm::Value *keys = evalKeys(*slot, a.indexes, nullptr, a.tok);
   llvm::Value *ref = b_.entryAlloca(b_.ptrTy(), "ref");
   llvm::Value *st = b_.CreateCall(SONDE_RT(b_, sonde_map_ref_long), {map, keys, ref});
   raiseStatusIfFailed(st, a.tok, map);

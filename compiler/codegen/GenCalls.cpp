@@ -29,8 +29,8 @@ Value IrGenerator::callUserFunction(ast::FunctionCall &c) {
   bool exhausted = true;
   for (const ast::FunctionDecl *f : c.callees) {
     llvm::Value *depth = b_.CreateLoad(b_.getInt32Ty(), nesting, "nesting");
-    raiseIf(b_.CreateICmpSGE(depth, b_.getInt32(static_cast<uint32_t>(std::min<int64_t>(
-                                        facts_.maxNesting(), INT32_MAX)))),
+    raiseIf(b_.CreateICmpSGE(depth, b_.getInt32(static_cast<uint32_t>(
+                                        std::min<int64_t>(facts_.maxNesting(), INT32_MAX)))),
             SONDE_ERROR_MAXNESTING, f->tok); // stap names the function it could not enter
     b_.CreateStore(b_.CreateAdd(depth, b_.getInt32(1)), nesting);
     std::vector<llvm::Value *> callArgs{fs_.ctx};
@@ -86,8 +86,7 @@ Value IrGenerator::callBuiltin(ast::FunctionCall &c) {
     fail("unresolved function " + c.name, c.tok);
     return {};
   }
-  std::string symbol =
-      SONDE_BUILTIN_PREFIX + c.name + "_" + std::to_string(c.args.size());
+  std::string symbol = SONDE_BUILTIN_PREFIX + c.name + "_" + std::to_string(c.args.size());
   if (!dlsym(RTLD_DEFAULT, symbol.c_str())) {
     fail("function '" + c.name + "' is not supported by this runtime yet", c.tok);
     return {};

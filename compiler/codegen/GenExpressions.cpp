@@ -256,9 +256,7 @@ public:
 void IrGenerator::visit(ast::TargetSymbol &e) {
   fail("target variables are not supported by this build yet", e.tok);
 }
-void IrGenerator::visit(ast::CastOp &e) {
-  fail("@cast is not supported by this build yet", e.tok);
-}
+void IrGenerator::visit(ast::CastOp &e) { fail("@cast is not supported by this build yet", e.tok); }
 void IrGenerator::visit(ast::AtVar &e) { fail("@var is not supported by this build yet", e.tok); }
 
 // @defined(e) is settled here: context variables never resolve in probes

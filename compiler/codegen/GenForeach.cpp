@@ -24,12 +24,16 @@ int32_t extractorOf(std::optional<ast::StatFn> f) {
 
 } // namespace
 
-void IrGenerator::assignLocal(const ast::LocalVar &v, Value value) {
-  llvm::Value *slot = localSlot(v);
-  if (v.type == ast::Type::String)
-    target_.copyString(b_, slot, value.v, strCap_);
+// A loop variable takes the entry's key or value (a copy: the variable may be
+// changed in the body without touching the array).
+void IrGenerator::assignVariable(ast::Symbol &var, Value value) {
+  llvm::Value *addr = scalarAddress(var);
+  if (!addr)
+    return;
+  if (value.type == ast::Type::String)
+    target_.copyString(b_, addr, value.v, strCap_);
   else
-    b_.CreateStore(value.v, slot);
+    b_.CreateStore(value.v, addr);
 }
 
 void IrGenerator::foreachArray(ast::ForeachStmt &s) {
@@ -38,11 +42,11 @@ void IrGenerator::foreachArray(ast::ForeachStmt &s) {
     return;
   llvm::Value *map = globalHeader(*s.base->global);
   // The limit and the slice are evaluated once, before the loop.
-  llvm::Value *limit = s.limit ? evalLong(*s.limit)
-                               : b_.constLong(std::numeric_limits<int64_t>::max());
+  llvm::Value *limit =
+      s.limit ? evalLong(*s.limit) : b_.constLong(std::numeric_limits<int64_t>::max());
   uint32_t wild = 0;
   llvm::Value *slice = s.slice.empty() ? llvm::ConstantPointerNull::get(b_.ptrTy())
-                                       : evalKeys(*slot, s.slice, &wild);
+                                       : evalKeys(*slot, s.slice, &wild, s.tok);
 
   auto *specTy = llvm::ArrayType::get(b_.longTy(), sizeof(sonde_foreach_spec) / 8);
   llvm::Value *spec = b_.entryAlloca(specTy, "spec");
@@ -74,24 +78,25 @@ void IrGenerator::foreachArray(ast::ForeachStmt &s) {
 
   b_.SetInsertPoint(body);
   for (size_t i = 0; i < s.keys.size(); ++i) {
-    const ast::LocalVar &k = *s.keys[i]->local;
     llvm::Value *column = b_.constU32(static_cast<uint32_t>(i + 1));
-    if (k.type == ast::Type::String)
-      assignLocal(k, {b_.CreateCall(SONDE_RT(b_, sonde_iter_key_string), {it, column}),
-                      ast::Type::String});
+    if (slot->desc->keys[i] == values::KeyKind::String)
+      assignVariable(*s.keys[i], {b_.CreateCall(SONDE_RT(b_, sonde_iter_key_string), {it, column}),
+                                  ast::Type::String});
     else
-      assignLocal(k, {b_.CreateCall(SONDE_RT(b_, sonde_iter_key_long), {it, column}),
-                      ast::Type::Long});
+      assignVariable(*s.keys[i], {b_.CreateCall(SONDE_RT(b_, sonde_iter_key_long), {it, column}),
+                                  ast::Type::Long});
   }
-  if (s.value && s.value->local) {
-    const ast::LocalVar &v = *s.value->local;
-    if (v.type == ast::Type::Stats)
-      fs_.statsValues[&v] = {it, &s};
-    else if (v.type == ast::Type::String)
-      assignLocal(v, {b_.CreateCall(SONDE_RT(b_, sonde_iter_value_string), {it}),
-                      ast::Type::String});
-    else
-      assignLocal(v, {b_.CreateCall(SONDE_RT(b_, sonde_iter_value_long), {it}), ast::Type::Long});
+  if (s.value) {
+    if (slot->desc->value == values::ValueKind::Stats) {
+      if (s.value->local)
+        fs_.statsValues[s.value->local] = {it, &s};
+    } else if (slot->desc->value == values::ValueKind::String) {
+      assignVariable(*s.value, {b_.CreateCall(SONDE_RT(b_, sonde_iter_value_string), {it}),
+                                ast::Type::String});
+    } else {
+      assignVariable(*s.value,
+                     {b_.CreateCall(SONDE_RT(b_, sonde_iter_value_long), {it}), ast::Type::Long});
+    }
   }
   Scope scope{Scope::Kind::Foreach, done, top};
   scope.iterator = it;
@@ -107,16 +112,16 @@ void IrGenerator::foreachArray(ast::ForeachStmt &s) {
 
 // foreach ([v =] b in @hist_*(s)): b runs over the bucket indexes, v is the count.
 void IrGenerator::foreachBuckets(ast::ForeachStmt &s) {
-  llvm::Value *summary = statsSummary(*s.hist->operand, s.hist->tok, false);
-  llvm::Value *count = b_.CreateZExt(
-      b_.CreateLoad(b_.getInt32Ty(),
-                    b_.bytePtr(summary, offsetof(sonde_stat_summary, bucket_count))),
-      b_.longTy(), "buckets");
+  llvm::Value *summary = statsSummary(*s.hist->operand, s.hist->tok);
+  llvm::Value *count =
+      b_.CreateZExt(b_.CreateLoad(b_.getInt32Ty(),
+                                  b_.bytePtr(summary, offsetof(sonde_stat_summary, bucket_count))),
+                    b_.longTy(), "buckets");
   if (s.limit) {
     // Visiting at most `limit` buckets is visiting the first min(limit, n).
     llvm::Value *given = evalLong(*s.limit);
-    llvm::Value *limit = b_.CreateSelect(b_.CreateICmpSLT(given, b_.constLong(0)),
-                                         b_.constLong(0), given);
+    llvm::Value *limit =
+        b_.CreateSelect(b_.CreateICmpSLT(given, b_.constLong(0)), b_.constLong(0), given);
     count = b_.CreateSelect(b_.CreateICmpULT(limit, count), limit, count);
   }
   recordActions(1, s.tok, true);
@@ -133,12 +138,12 @@ void IrGenerator::foreachBuckets(ast::ForeachStmt &s) {
   b_.CreateCondBr(b_.CreateICmpSLT(i, count), body, done);
 
   b_.SetInsertPoint(body);
-  if (!s.keys.empty() && s.keys[0]->local)
-    assignLocal(*s.keys[0]->local, {i, ast::Type::Long});
-  if (s.value && s.value->local) {
+  if (!s.keys.empty())
+    assignVariable(*s.keys[0], {i, ast::Type::Long});
+  if (s.value) {
     llvm::Value *buckets = b_.bytePtr(summary, offsetof(sonde_stat_summary, buckets));
     llvm::Value *n = b_.CreateLoad(b_.longTy(), b_.CreateInBoundsGEP(b_.longTy(), buckets, i));
-    assignLocal(*s.value->local, {n, ast::Type::Long});
+    assignVariable(*s.value, {n, ast::Type::Long});
   }
   pushScope({Scope::Kind::Loop, done, next});
   emitStatement(*s.body);

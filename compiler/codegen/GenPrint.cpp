@@ -44,14 +44,14 @@ llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p) {
   return args;
 }
 
-// SondeValue[] of args[first..] for print/println/printd/printdln and sprint*.
-llvm::Value *IrGenerator::printValues(ast::PrintFormat &p, size_t first) {
-  size_t n = p.args.size() - first;
+// SondeValue[] of the arguments of print/println/printd/printdln and sprint*.
+llvm::Value *IrGenerator::printValues(ast::PrintFormat &p) {
+  size_t n = p.args.size();
   auto *valueTy = llvm::ArrayType::get(b_.longTy(), sizeof(SondeValue) / 8);
   auto *type = llvm::ArrayType::get(valueTy, std::max<size_t>(n, 1));
   llvm::Value *values = b_.entryAlloca(type, "values");
   for (size_t i = 0; i < n; ++i) {
-    Value v = eval(*p.args[first + i]);
+    Value v = eval(*p.args[i]);
     llvm::Value *elem = b_.CreateConstInBoundsGEP2_64(type, values, 0, i);
     bool isString = v.type == ast::Type::String;
     b_.CreateStore(b_.getInt32(isString ? SONDE_VALUE_STRING : SONDE_VALUE_LONG),
@@ -72,7 +72,7 @@ void IrGenerator::printHistogram(ast::PrintFormat &p) {
     const GlobalSlot *slot = slotOf(a->base->global, a->tok);
     if (!slot)
       return;
-    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr);
+    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr, a->tok);
     target_.emitPrintHistogram(b_, fs_.ctx, globalHeader(*a->base->global), keys, loc(p.tok));
   } else if (auto *s = dynamic_cast<ast::Symbol *>(&operand); s && slotOf(s->global, s->tok)) {
     target_.emitPrintHistogram(b_, fs_.ctx, globalHeader(*s->global), nullptr, loc(p.tok));
@@ -86,19 +86,19 @@ void IrGenerator::sprintHistogram(ast::PrintFormat &p, llvm::Value *out) {
   ast::Expr &operand = *p.hist->operand;
   llvm::Value *where = b_.constU32(loc(p.tok));
   if (const StatsBinding *binding = statsBindingOf(operand)) {
-    b_.CreateCall(SONDE_RT(b_, sonde_out_shist_map),
-                  {fs_.ctx, globalHeader(*binding->loop->base->global), currentKeys(*binding),
-                   out, where});
+    b_.CreateCall(
+        SONDE_RT(b_, sonde_out_shist_map),
+        {fs_.ctx, globalHeader(*binding->loop->base->global), currentKeys(*binding), out, where});
   } else if (auto *a = dynamic_cast<ast::ArrayIndex *>(&operand); a && a->base) {
     const GlobalSlot *slot = slotOf(a->base->global, a->tok);
     if (!slot)
       return;
-    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr);
+    llvm::Value *keys = evalKeys(*slot, a->indexes, nullptr, a->tok);
     b_.CreateCall(SONDE_RT(b_, sonde_out_shist_map),
                   {fs_.ctx, globalHeader(*a->base->global), keys, out, where});
   } else if (auto *s = dynamic_cast<ast::Symbol *>(&operand); s && slotOf(s->global, s->tok)) {
-    b_.CreateCall(SONDE_RT(b_, sonde_out_shist_stats), {fs_.ctx, globalHeader(*s->global), out,
-                                                        where});
+    b_.CreateCall(SONDE_RT(b_, sonde_out_shist_stats),
+                  {fs_.ctx, globalHeader(*s->global), out, where});
   } else {
     return;
   }
@@ -125,9 +125,7 @@ void IrGenerator::print(ast::PrintFormat &p) {
       branchOnError();
     }
     return;
-  case K::PrintChar:
-    target_.emitPrintChar(b_, fs_.ctx, evalLong(*p.args.at(0)));
-    return;
+  case K::PrintChar: target_.emitPrintChar(b_, fs_.ctx, evalLong(*p.args.at(0))); return;
   case K::Print:
   case K::Println:
   case K::Printd:
@@ -135,17 +133,15 @@ void IrGenerator::print(ast::PrintFormat &p) {
     if (p.hist) {
       printHistogram(p);
       if (endsLine(p.kind))
-        target_.emitPrintValues(b_, fs_.ctx, llvm::ConstantPointerNull::get(b_.ptrTy()), 0,
-                                nullptr, true);
+        target_.emitPrintValues(b_, fs_.ctx, llvm::ConstantPointerNull::get(b_.ptrTy()), 0, nullptr,
+                                true);
       return;
     }
-    target_.emitPrintValues(b_, fs_.ctx, printValues(p, 0),
-                            static_cast<uint32_t>(p.args.size()),
+    target_.emitPrintValues(b_, fs_.ctx, printValues(p), static_cast<uint32_t>(p.args.size()),
                             delimited(p.kind) ? stringLiteral(p.format) : nullptr,
                             endsLine(p.kind));
     return;
-  default:
-    return;
+  default: return;
   }
 }
 
@@ -155,8 +151,9 @@ llvm::Value *IrGenerator::sprint(ast::PrintFormat &p) {
   if (p.kind == ast::PrintKind::Sprintf) {
     b_.CreateStore(b_.getInt8(0), out);
     if (llvm::Value *args = formatArgs(p)) {
-      b_.CreateCall(SONDE_RT(b_, sonde_out_sprintf), {fs_.ctx, b_.constU32(tables_.format(p.format)),
-                                                      args, out, b_.constU32(loc(p.tok))});
+      b_.CreateCall(
+          SONDE_RT(b_, sonde_out_sprintf),
+          {fs_.ctx, b_.constU32(tables_.format(p.format)), args, out, b_.constU32(loc(p.tok))});
       branchOnError();
     }
     return out;
@@ -167,10 +164,10 @@ llvm::Value *IrGenerator::sprint(ast::PrintFormat &p) {
       target_.appendString(b_, out, stringLiteral("\n"), strCap_);
     return out;
   }
-  llvm::Value *delimiter = delimited(p.kind) ? stringLiteral(p.format)
-                                             : static_cast<llvm::Value *>(
-                                                   llvm::ConstantPointerNull::get(b_.ptrTy()));
-  llvm::Value *values = printValues(p, 0);
+  llvm::Value *delimiter =
+      delimited(p.kind) ? stringLiteral(p.format)
+                        : static_cast<llvm::Value *>(llvm::ConstantPointerNull::get(b_.ptrTy()));
+  llvm::Value *values = printValues(p);
   b_.CreateCall(SONDE_RT(b_, sonde_sprint_values),
                 {values, b_.getInt64(p.args.size()), delimiter,
                  b_.getInt32(endsLine(p.kind) ? 1 : 0), out, b_.getInt64(strCap_)});

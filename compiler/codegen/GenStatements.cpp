@@ -109,8 +109,9 @@ void IrGenerator::visit(ast::TryStmt &s) {
   llvm::BasicBlock *caught = newBlock("catch");
   b_.CreateCondBr(b_.CreateICmpNE(uncatchable, b_.getInt32(0)), errorLanding(), caught);
   b_.SetInsertPoint(caught);
-  llvm::Value *message =
-      s.catchVar && s.catchVar->local ? localSlot(*s.catchVar->local) : stringTemp();
+  llvm::Value *message = s.catchVar ? scalarAddress(*s.catchVar) : nullptr;
+  if (!message)
+    message = stringTemp();
   b_.CreateCall(SONDE_RT(b_, sonde_error_take), {fs_.ctx, message});
   b_.CreateStore(b_.getInt32(0), b_.contextField(fs_.ctx, offsetof(sonde_context, error)));
   recordActions(1, s.tok, true);
@@ -189,7 +190,7 @@ void IrGenerator::visit(ast::DeleteStmt &s) {
       return;
     llvm::Value *map = globalHeader(*a->base->global);
     uint32_t wild = 0;
-    llvm::Value *keys = evalKeys(*slot, a->indexes, &wild);
+    llvm::Value *keys = evalKeys(*slot, a->indexes, &wild, a->tok);
     if (wild)
       b_.CreateCall(SONDE_RT(b_, sonde_map_delete_wild), {map, keys, b_.constU32(wild)});
     else

@@ -7,8 +7,7 @@
 namespace sonde::codegen {
 
 IrGenerator::IrGenerator(const ScriptFacts &facts, ModuleTables &tables, llvm::Module &m,
-                         CodegenTarget &target, const CodegenOptions &opts,
-                         DiagnosticEngine &diags)
+                         CodegenTarget &target, const CodegenOptions &opts, DiagnosticEngine &diags)
     : facts_(facts), tables_(tables), module_(m), target_(target), opts_(opts), diags_(diags),
       b_(m, target), strCap_(opts.limits.max_string_len) {}
 
@@ -23,10 +22,9 @@ bool IrGenerator::generate() {
   return ok_;
 }
 
-bool IrGenerator::fail(const std::string &msg, const Token &tok) {
+void IrGenerator::fail(const std::string &msg, const Token &tok) {
   diags_.semanticError(msg, tok);
   ok_ = false;
-  return false;
 }
 
 // ------------------------------------------------------------------ functions
@@ -42,11 +40,11 @@ llvm::Function *IrGenerator::declareFunction(const ast::FunctionDecl &f) {
                                                             : b_.longTy());
   if (facts_.usesNext(f))
     params.push_back(b_.ptrTy());
-  llvm::Type *ret = f.returnType == ast::Type::Long ? static_cast<llvm::Type *>(b_.longTy())
-                                                    : b_.getVoidTy();
+  llvm::Type *ret =
+      f.returnType == ast::Type::Long ? static_cast<llvm::Type *>(b_.longTy()) : b_.getVoidTy();
   auto *type = llvm::FunctionType::get(ret, params, false);
-  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
-                                    "function." + f.name, module_);
+  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "function." + f.name,
+                                    module_);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   return fn;
 }
@@ -121,8 +119,7 @@ llvm::Function *IrGenerator::emitHandler(const EmittedProbe &p, size_t index) {
     std::vector<llvm::Constant *> offsets;
     for (uint64_t off : p.lockOffsets)
       offsets.push_back(b_.getInt64(off));
-    lockTable = new llvm::GlobalVariable(module_, arrayTy, true,
-                                         llvm::GlobalValue::PrivateLinkage,
+    lockTable = new llvm::GlobalVariable(module_, arrayTy, true, llvm::GlobalValue::PrivateLinkage,
                                          llvm::ConstantArray::get(arrayTy, offsets), "locks");
     llvm::Value *st = b_.CreateCall(SONDE_RT(b_, sonde_locks_take),
                                     {fs_.base, lockTable, b_.constU32(lockCount)});
@@ -147,8 +144,7 @@ llvm::Function *IrGenerator::emitHandler(const EmittedProbe &p, size_t index) {
 
   b_.SetInsertPoint(fs_.exit);
   if (lockTable)
-    b_.CreateCall(SONDE_RT(b_, sonde_locks_release),
-                  {fs_.base, lockTable, b_.constU32(lockCount)});
+    b_.CreateCall(SONDE_RT(b_, sonde_locks_release), {fs_.base, lockTable, b_.constU32(lockCount)});
   b_.CreateRetVoid();
   probe_ = nullptr;
   return fn;
@@ -159,8 +155,8 @@ llvm::Function *IrGenerator::emitGlobalInitializer() {
   if (facts_.initialValues().empty())
     return nullptr;
   auto *type = llvm::FunctionType::get(b_.getVoidTy(), {b_.ptrTy()}, false);
-  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
-                                    "sonde.init_globals", module_);
+  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "sonde.init_globals",
+                                    module_);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   fs_ = FunctionState{};
   beginBody(fn, &*fn->arg_begin());
@@ -329,8 +325,8 @@ void IrGenerator::recordActions(unsigned n, const Token &tok, bool update) {
   if (!((update && fs_.pendingActions > 0) || fs_.pendingActions >= 10))
     return;
   llvm::Value *field = b_.contextField(fs_.ctx, offsetof(sonde_context, actions_left));
-  llvm::Value *left = b_.CreateSub(b_.CreateLoad(b_.longTy(), field),
-                                   b_.constLong(fs_.pendingActions), "actions");
+  llvm::Value *left =
+      b_.CreateSub(b_.CreateLoad(b_.longTy(), field), b_.constLong(fs_.pendingActions), "actions");
   b_.CreateStore(left, field);
   fs_.pendingActions = 0;
   llvm::BasicBlock *exhausted = newBlock("maxaction");

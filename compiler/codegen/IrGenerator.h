@@ -145,7 +145,7 @@ private:
   void raiseStatusIfFailed(llvm::Value *status, const Token &tok, llvm::Value *map = nullptr);
   void recordActions(unsigned n, const Token &tok, bool update = false);
   uint32_t loc(const Token &tok) { return tables_.location(tok); }
-  bool fail(const std::string &msg, const Token &tok);
+  void fail(const std::string &msg, const Token &tok);
 
   // GenExpressions.cpp
   Value eval(ast::Expr &e);
@@ -172,23 +172,23 @@ private:
 
   // GenAggregates.cpp
   llvm::Value *evalKeys(const GlobalSlot &slot, std::vector<ast::ExprPtr> &indexes,
-                        uint32_t *wildMask);
+                        uint32_t *wildMask, const Token &where);
   llvm::Value *currentKeys(const StatsBinding &binding);
   llvm::Value *extractStat(ast::Expr &aggregate, int32_t extractor, const Token &tok);
   llvm::Value *histogramBucket(ast::HistOp &h, llvm::Value *index, const Token &tok);
-  llvm::Value *statsSummary(ast::Expr &aggregate, const Token &tok, bool raiseIfEmpty);
+  llvm::Value *statsSummary(ast::Expr &aggregate, const Token &tok);
   const StatsBinding *statsBindingOf(ast::Expr &e);
 
   // GenForeach.cpp
   void foreachArray(ast::ForeachStmt &s);
   void foreachBuckets(ast::ForeachStmt &s);
-  void assignLocal(const ast::LocalVar &v, Value value);
+  void assignVariable(ast::Symbol &var, Value value);
 
   // GenPrint.cpp
   void print(ast::PrintFormat &p);
   llvm::Value *sprint(ast::PrintFormat &p);
   llvm::Value *formatArgs(ast::PrintFormat &p);
-  llvm::Value *printValues(ast::PrintFormat &p, size_t first);
+  llvm::Value *printValues(ast::PrintFormat &p);
   void printHistogram(ast::PrintFormat &p);
   void sprintHistogram(ast::PrintFormat &p, llvm::Value *out);
 

@@ -80,8 +80,8 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   const llvm::DataLayout &dl = m.getDataLayout();
   llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty(), *ptr = b.ptrTy();
 
-  auto *probeTy = llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr},
-                                           "sonde_probe_desc");
+  auto *probeTy =
+      llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr}, "sonde_probe_desc");
   auto *locTy = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32}, "sonde_location");
   auto *displayTy = llvm::StructType::create(c, {i32, i32}, "sonde_display_global");
   auto *moduleTy = llvm::StructType::create(
@@ -99,20 +99,20 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                offsetof(sonde_location, file), offsetof(sonde_location, line),
                offsetof(sonde_location, column)},
               sizeof(sonde_location)) &&
-      mirrors(dl, displayTy,
-              {offsetof(sonde_display_global, layout_index),
-               offsetof(sonde_display_global, reserved)},
-              sizeof(sonde_display_global)) &&
+      mirrors(
+          dl, displayTy,
+          {offsetof(sonde_display_global, layout_index), offsetof(sonde_display_global, reserved)},
+          sizeof(sonde_display_global)) &&
       mirrors(dl, moduleTy,
               {offsetof(sonde_module_desc, abi_version), offsetof(sonde_module_desc, probe_count),
                offsetof(sonde_module_desc, probes), offsetof(sonde_module_desc, layout),
                offsetof(sonde_module_desc, layout_size),
                offsetof(sonde_module_desc, layout_fingerprint),
                offsetof(sonde_module_desc, format_count), offsetof(sonde_module_desc, formats),
-               offsetof(sonde_module_desc, location_count),
-               offsetof(sonde_module_desc, locations), offsetof(sonde_module_desc, display_count),
-               offsetof(sonde_module_desc, display), offsetof(sonde_module_desc, max_action),
-               offsetof(sonde_module_desc, max_nesting), offsetof(sonde_module_desc, init_globals)},
+               offsetof(sonde_module_desc, location_count), offsetof(sonde_module_desc, locations),
+               offsetof(sonde_module_desc, display_count), offsetof(sonde_module_desc, display),
+               offsetof(sonde_module_desc, max_action), offsetof(sonde_module_desc, max_nesting),
+               offsetof(sonde_module_desc, init_globals)},
               sizeof(sonde_module_desc));
   if (!same) {
     *error = "internal error: the module descriptor does not match runtime/session/ModuleAbi.h";
@@ -126,9 +126,9 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   std::vector<llvm::Constant *> probes;
   for (size_t i = 0; i < facts.probes().size(); ++i) {
     const ProbeInfo &p = facts.probes()[i].info;
-    probes.push_back(llvm::ConstantStruct::get(
-        probeTy, {u32(p.kind), u32(0), s64(p.sequence), s64(p.periodNs), s64(p.randomizeNs),
-                  str(p.pp), str(p.pn), handlers[i]}));
+    probes.push_back(llvm::ConstantStruct::get(probeTy, {u32(p.kind), u32(0), s64(p.sequence),
+                                                         s64(p.periodNs), s64(p.randomizeNs),
+                                                         str(p.pp), str(p.pn), handlers[i]}));
   }
   std::vector<llvm::Constant *> locations;
   for (const Location &l : locations_)
@@ -142,22 +142,20 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
     display.push_back(llvm::ConstantStruct::get(displayTy, {u32(index), u32(0)}));
 
   std::vector<uint8_t> layout = facts.layout().serialize();
-  llvm::Constant *layoutBytes =
-      privateConstant(m, llvm::ConstantDataArray::get(c, llvm::ArrayRef<uint8_t>(layout)),
-                      "sonde.layout");
-  llvm::Constant *init =
-      initGlobals ? static_cast<llvm::Constant *>(initGlobals) : llvm::ConstantPointerNull::get(b.ptrTy());
+  llvm::Constant *layoutBytes = privateConstant(
+      m, llvm::ConstantDataArray::get(c, llvm::ArrayRef<uint8_t>(layout)), "sonde.layout");
+  llvm::Constant *init = initGlobals ? static_cast<llvm::Constant *>(initGlobals)
+                                     : llvm::ConstantPointerNull::get(b.ptrTy());
 
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      moduleTy,
-      {u32(SONDE_MODULE_ABI_VERSION), u32(probes.size()),
-       tableOf(m, probeTy, probes, "sonde.probes"), layoutBytes,
-       llvm::ConstantInt::get(i64, layout.size()),
-       llvm::ConstantInt::get(i64, facts.layout().fingerprint()), u32(formats.size()),
-       tableOf(m, ptr, formats, "sonde.formats"), u32(locations.size()),
-       tableOf(m, locTy, locations, "sonde.locations"), u32(display.size()),
-       tableOf(m, displayTy, display, "sonde.display"), s64(opts.limits.max_action),
-       s64(facts.maxNesting()), init});
+      moduleTy, {u32(SONDE_MODULE_ABI_VERSION), u32(probes.size()),
+                 tableOf(m, probeTy, probes, "sonde.probes"), layoutBytes,
+                 llvm::ConstantInt::get(i64, layout.size()),
+                 llvm::ConstantInt::get(i64, facts.layout().fingerprint()), u32(formats.size()),
+                 tableOf(m, ptr, formats, "sonde.formats"), u32(locations.size()),
+                 tableOf(m, locTy, locations, "sonde.locations"), u32(display.size()),
+                 tableOf(m, displayTy, display, "sonde.display"), s64(opts.limits.max_action),
+                 s64(facts.maxNesting()), init});
   auto *symbol = new llvm::GlobalVariable(m, moduleTy, true, llvm::GlobalValue::ExternalLinkage,
                                           desc, SONDE_MODULE_SYMBOL);
   symbol->setVisibility(llvm::GlobalValue::DefaultVisibility);

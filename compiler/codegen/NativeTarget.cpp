@@ -93,8 +93,7 @@ public:
     b.CreateStore(b.getInt8(0), b.CreateInBoundsGEP(b.getInt8Ty(), dst, n));
   }
 
-  void appendString(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *src,
-                    uint32_t cap) override {
+  void appendString(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *src, uint32_t cap) override {
     llvm::Value *len = b.CreateCall(SONDE_RT(b, strlen), {dst}, "dstlen");
     llvm::Value *room = b.CreateSub(b.getInt64(cap - 1), len, "room");
     llvm::Value *n = b.CreateCall(SONDE_RT(b, strnlen), {src, room}, "srclen");
@@ -161,10 +160,10 @@ public:
             std::string *error) override {
     // Runtime symbols stay undefined: the process that loads the module has them.
     std::string log = modulePath + ".ld.log";
-    int rc = runTool({SONDE_LD_LLD, "-shared", "-z", "noexecstack", "-z", "relro",
-                      "--hash-style=gnu", "-soname", "sonde_module.so", "-o", modulePath,
-                      objectPath},
-                     log);
+    int rc =
+        runTool({SONDE_LD_LLD, "-shared", "-z", "noexecstack", "-z", "relro", "--hash-style=gnu",
+                 "-soname", "sonde_module.so", "-o", modulePath, objectPath},
+                log);
     if (rc == 0)
       return true;
     std::ifstream in(log);

@@ -55,9 +55,7 @@ ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &op
     info.sequence = numberArg(point, point.components[0].name, 0);
     info.checksSessionRunning = false;
     break;
-  case ProbeKind::Never:
-    info.disposition = ProbeInfo::Disposition::Never;
-    break;
+  case ProbeKind::Never: info.disposition = ProbeInfo::Disposition::Never; break;
   case ProbeKind::Timer: {
     int64_t unit = timerUnitNs(point.components[1].name);
     info.kind = SONDE_PROBE_TIMER;

@@ -218,7 +218,7 @@ std::string layoutName(const ast::GlobalDecl &g, const std::vector<values::Globa
 // `global x = 5`: the values a new segment starts with.
 std::vector<InitialValue>
 initializersOf(const ast::Script &script,
-              const std::unordered_map<const ast::GlobalDecl *, GlobalSlot> &slots) {
+               const std::unordered_map<const ast::GlobalDecl *, GlobalSlot> &slots) {
   std::vector<InitialValue> out;
   for (const auto &g : script.globals) {
     auto it = slots.find(g.get());
@@ -271,8 +271,8 @@ std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
     declOf.push_back(g.get());
   }
   std::string error;
-  auto layout = values::GlobalLayout::build(std::move(descs), opts.limits, values::hostCpuSlots(),
-                                            &error);
+  auto layout =
+      values::GlobalLayout::build(std::move(descs), opts.limits, values::hostCpuSlots(), &error);
   if (!layout) {
     diags.semanticError(error);
     return std::nullopt;

@@ -1,7 +1,9 @@
 #include "diag/Diagnostics.h"
 
 #include <algorithm>
+#include <cctype>
 #include <ostream>
+#include <set>
 
 namespace sonde {
 
@@ -143,7 +145,7 @@ std::string DiagnosticEngine::render(const Diagnostic &d) {
   return s;
 }
 
-void DiagnosticEngine::flush() {
+void DiagnosticEngine::flush(bool countParseErrors) {
   std::string s;
   size_t parseCount = 0;
   for (const auto &d : pending_) {
@@ -165,7 +167,7 @@ void DiagnosticEngine::flush() {
     }
     renderInto(s, d);
   }
-  if (parseCount > 0)
+  if (countParseErrors && parseCount > 0)
     s += std::to_string(parseCount) + (parseCount == 1 ? " parse error.\n" : " parse errors.\n");
   if (suppressedDuplicates_ > 0) {
     s += "Number of similar error messages suppressed: " + std::to_string(suppressedDuplicates_) +
@@ -177,14 +179,25 @@ void DiagnosticEngine::flush() {
   pending_.clear();
 }
 
-size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+unsigned suggestionScore(const std::string &a, const std::string &b) {
+  // stap's weights (util.cxx levenshtein): inside the strings an insertion,
+  // deletion or substitution costs 2 and a change of case only 1, but the first
+  // row and column count 1 per character, so a prefix of either string is cheap
+  // to drop. That quirk decides which names stap lists, so it is kept.
+  std::vector<unsigned> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j)
-    prev[j] = j;
+    prev[j] = static_cast<unsigned>(j);
   for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    cur[0] = static_cast<unsigned>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const unsigned char x = a[i - 1], y = b[j - 1];
+      if (x == y) {
+        cur[j] = prev[j - 1];
+        continue;
+      }
+      const unsigned substitution = std::tolower(x) == std::tolower(y) ? 1 : 2;
+      cur[j] = std::min({prev[j - 1] + substitution, prev[j] + 2, cur[j - 1] + 2});
+    }
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -192,19 +205,19 @@ size_t editDistance(const std::string &a, const std::string &b) {
 
 std::string similarNames(const std::string &name, const std::vector<std::string> &candidates,
                          size_t max) {
-  // Like stap: names within a third of the length (at least 1, at most 5 edits).
-  size_t limit = std::clamp<size_t>(name.size() / 3, 1, 5);
-  std::vector<std::pair<size_t, std::string>> close;
-  for (const auto &c : candidates) {
-    size_t d = editDistance(name, c);
-    if (d <= limit && c != name)
-      close.emplace_back(d, c);
-  }
-  std::sort(close.begin(), close.end());
-  close.erase(std::unique(close.begin(), close.end()), close.end());
+  // stap's levenshtein_suggest as elaborate.cxx calls it: no score threshold,
+  // the best `max` names by score, ties in byte order (stap walks a std::set).
+  std::set<std::string> unique(candidates.begin(), candidates.end());
+  unique.erase("");
+  unique.erase(name);
+  std::vector<std::pair<unsigned, std::string>> scored;
+  scored.reserve(unique.size());
+  for (const auto &c : unique)
+    scored.emplace_back(suggestionScore(name, c), c);
+  std::sort(scored.begin(), scored.end()); // by score, then name
   std::string s;
-  for (size_t i = 0; i < close.size() && i < max; ++i)
-    s += (i ? ", " : "") + close[i].second;
+  for (size_t i = 0; i < scored.size() && i < max; ++i)
+    s += (i ? ", " : "") + scored[i].second;
   return s;
 }
 

@@ -46,8 +46,9 @@ public:
   void setColor(bool v) { color_ = v; }
 
   // Prints everything collected so far (de-duplicating identical semantic errors
-  // unless verbose) and forgets it. Parse errors end with "N parse error(s)."
-  void flush();
+  // unless verbose) and forgets it. Parse errors end with "N parse error(s).",
+  // which stap prints for a script but not for a library macro file.
+  void flush(bool countParseErrors = true);
 
   // Renders one diagnostic exactly as flush() would (for tests).
   std::string render(const Diagnostic &d);
@@ -67,9 +68,10 @@ private:
        color_ = false;
 };
 
-// Levenshtein distance, for "did you mean" hints.
-size_t editDistance(const std::string &a, const std::string &b);
-// Up to `max` candidates close to `name`, closest first, as "a, b, c".
+// stap's weighted Levenshtein score for "did you mean" hints: lower is closer.
+unsigned suggestionScore(const std::string &a, const std::string &b);
+// The `max` candidates closest to `name` (never `name` itself), closest first,
+// as "a, b, c" — stap's "(similar: ...)" list.
 std::string similarNames(const std::string &name, const std::vector<std::string> &candidates,
                          size_t max = 5);
 

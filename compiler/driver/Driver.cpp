@@ -61,9 +61,8 @@ std::optional<std::string> codegenOptions(const CommandLine &cl, codegen::Codege
 }
 
 // Pass 3: -p3 prints the generated IR.
-std::unique_ptr<codegen::GeneratedModule> runPass3(Frontend &fe,
-                                                   const codegen::CodegenOptions &opts,
-                                                   std::ostream &err) {
+std::unique_ptr<codegen::GeneratedModule>
+runPass3(Frontend &fe, const codegen::CodegenOptions &opts, std::ostream &err) {
   auto module = codegen::generateModule(fe.script(), opts, fe.diags());
   fe.diags().flush();
   if (!module)

@@ -9,13 +9,51 @@ namespace sonde {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Every file with extension `ext` under `dir`, in a stable order for stable
+// diagnostics; none when `dir` cannot be read.
+std::vector<fs::path> filesUnder(const std::string &dir, const char *ext) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto &entry : fs::recursive_directory_iterator(dir, ec))
+    if (entry.is_regular_file() && entry.path().extension() == ext)
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+} // namespace
+
 Frontend::Frontend(std::ostream &diagOut, FrontendOptions opts)
     : opts_(std::move(opts)), diags_(diagOut) {}
 
-bool Frontend::parseFile(const SourceFile &file) {
-  bool ok = parseScript(file, opts_.parse, diags_, script_);
-  diags_.flush();
+bool Frontend::loadLibraryMacros() {
+  bool ok = true;
+  for (const auto &dir : libraryDirs())
+    for (const auto &path : filesUnder(dir, ".stpm")) {
+      const SourceFile &file = *sources_.add(path.string(), readFile(path), /*isLibrary=*/true);
+      ok &= macros_.addFile(file, opts_.parse, diags_);
+      diags_.flush(/*countParseErrors=*/false);
+    }
   return ok;
+}
+
+bool Frontend::parseFile(const SourceFile &file) {
+  if (!macrosLoaded_)
+    macrosLoaded_ = loadLibraryMacros();
+  ParseOptions opts = opts_.parse;
+  opts.libraryMacros = &macros_; // not stored in opts_, which a moved Frontend would leave dangling
+  bool ok = parseScript(file, opts, diags_, script_);
+  diags_.flush();
+  return ok && *macrosLoaded_;
 }
 
 bool Frontend::parseUserScript(std::string name, std::string text) {
@@ -47,17 +85,8 @@ bool Frontend::parseLibraries() {
       ok = false;
       continue;
     }
-    std::vector<fs::path> files;
-    for (const auto &entry : fs::recursive_directory_iterator(dir, ec))
-      if (entry.is_regular_file() && entry.path().extension() == ".probe")
-        files.push_back(entry.path());
-    std::sort(files.begin(), files.end()); // a stable order for stable diagnostics
-    for (const auto &path : files) {
-      std::ifstream in(path, std::ios::binary);
-      std::stringstream text;
-      text << in.rdbuf();
-      ok &= parseFile(*sources_.add(path.string(), text.str(), /*isLibrary=*/true));
-    }
+    for (const auto &path : filesUnder(dir, ".probe"))
+      ok &= parseFile(*sources_.add(path.string(), readFile(path), /*isLibrary=*/true));
   }
   return ok;
 }

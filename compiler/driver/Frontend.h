@@ -4,10 +4,12 @@
 
 #include "ast/Ast.h"
 #include "diag/Diagnostics.h"
+#include "parse/MacroLibrary.h"
 #include "parse/Parser.h"
 #include "sema/Elaborate.h"
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,8 @@ public:
 
   // Pass 1 for the user's script (`name` is what diagnostics call the file).
   // Returns false on parse errors; diagnostics are flushed before returning.
+  // The first parse of either kind loads the tapset directories' *.stpm macros
+  // (stdlib, then -I); while any of those files is broken, every parse fails.
   bool parseUserScript(std::string name, std::string text);
   // Pass 1 for every *.probe file of the tapset directories (stdlib, then -I).
   bool parseLibraries();
@@ -42,11 +46,14 @@ public:
 
 private:
   bool parseFile(const SourceFile &file);
+  bool loadLibraryMacros();
 
   FrontendOptions opts_;
   SourceManager sources_;
   DiagnosticEngine diags_;
   ast::Script script_;
+  MacroLibrary macros_;
+  std::optional<bool> macrosLoaded_; // set by the first parse: whether all loaded cleanly
 };
 
 } // namespace sonde

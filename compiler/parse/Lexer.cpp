@@ -138,4 +138,10 @@ LexToken errorToken(const LexToken &blame, std::string message, bool sawStyle,
   return t;
 }
 
+void reportDeferredError(const DeferredError &e, DiagnosticEngine &diags) {
+  Diagnostic &d = diags.parseError(e.message, e.at, e.sawStyle);
+  if (!e.noteMessage.empty())
+    d.chain.push_back(Diagnostic{DiagKind::ParseError, e.noteMessage, e.noteAt, false, {}});
+}
+
 } // namespace sonde::parse

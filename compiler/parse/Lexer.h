@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ast/Source.h"
+#include "diag/Diagnostics.h"
 
 #include <cstdint>
 #include <memory>
@@ -55,5 +56,8 @@ bool isKeyword(size_t type);
 // A token carrying an error in place of the token it blames.
 LexToken errorToken(const LexToken &blame, std::string message, bool sawStyle,
                     bool reportWhenSkipped = false);
+
+// Reports a deferred error as the parse error it stands for, with its note.
+void reportDeferredError(const DeferredError &e, DiagnosticEngine &diags);
 
 } // namespace sonde::parse

@@ -51,11 +51,7 @@ private:
   ast::Script &script_;
 };
 
-void ScriptParser::report(const DeferredError &e) {
-  Diagnostic &d = diags_.parseError(e.message, e.at, e.sawStyle);
-  if (!e.noteMessage.empty())
-    d.chain.push_back(Diagnostic{DiagKind::ParseError, e.noteMessage, e.noteAt, false, {}});
-}
+void ScriptParser::report(const DeferredError &e) { reportDeferredError(e, diags_); }
 
 size_t ScriptParser::resync(size_t from) {
   size_t i = from;
@@ -115,7 +111,9 @@ void ScriptParser::run() {
   list.reserve(tokens_.size());
   for (size_t i = 0; i < tokens_.size(); ++i) {
     const LexToken &t = tokens_[i];
-    glued[i] = i > 0 && t.origin == tokens_[i - 1].origin && t.begin == tokens_[i - 1].end;
+    // A library macro's tokens carry offsets into another file.
+    glued[i] = i > 0 && t.loc.file == tokens_[i - 1].loc.file &&
+               t.origin == tokens_[i - 1].origin && t.begin == tokens_[i - 1].end;
     auto ct = std::make_unique<antlr4::CommonToken>(t.type, t.text);
     ct->setLine(t.loc.line);
     ct->setCharPositionInLine(t.loc.col ? t.loc.col - 1 : 0);

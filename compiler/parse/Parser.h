@@ -11,6 +11,8 @@
 
 namespace sonde {
 
+class MacroLibrary;
+
 struct ParseOptions {
   std::vector<std::string> scriptArgs; // $1 / @1 ... from the command line
   // Values the %( %) conditions compare against.
@@ -22,6 +24,9 @@ struct ParseOptions {
   std::string privilege = "stapdev";
   // CONFIG_* lookups; empty string when unset.
   std::string (*kernelConfig)(const std::string &name) = nullptr;
+  // The tapset *.stpm macros, visible to every file unless it defines the same
+  // name itself; null for none.
+  const MacroLibrary *libraryMacros = nullptr;
 };
 
 // Parses `file` and appends its declarations to `script`. Reports every parse

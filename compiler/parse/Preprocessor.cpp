@@ -10,6 +10,10 @@ using sonde_antlr::SondeLexer;
 
 namespace {
 
+// Far deeper than any real macro use; a macro that invokes itself, directly or
+// through others, would otherwise expand until memory runs out.
+constexpr size_t kMaxMacroNesting = 1000;
+
 bool isArgumentReference(const LexToken &t) {
   if (t.type == SondeLexer::ARGCOUNT_RAW || t.type == SondeLexer::ARGCOUNT_STR)
     return true;
@@ -65,7 +69,7 @@ std::vector<LexToken> Preprocessor::run(std::vector<LexToken> tokens) {
   for (const LexToken &t : input_)
     plain = plain && t.type != SondeLexer::PP_OPEN && t.type != SondeLexer::PP_THEN &&
             t.type != SondeLexer::PP_ELSE && t.type != SondeLexer::PP_CLOSE &&
-            !(t.type == SondeLexer::ATWORD && t.text == "@define");
+            !(t.type == SondeLexer::ATWORD && t.text == "@define") && !isLibraryMacro(t);
   if (plain) {
     input_.push_back(std::move(eof));
     return std::move(input_);
@@ -152,14 +156,24 @@ std::optional<LexToken> Preprocessor::nextRaw() {
   return std::nullopt;
 }
 
-std::shared_ptr<Preprocessor::Macro> Preprocessor::findMacro(const std::string &name) const {
-  if (!activations_.empty() && activations_.back().params) {
-    auto it = activations_.back().params->find(name);
-    if (it != activations_.back().params->end())
+std::shared_ptr<const Macro> Preprocessor::findMacro(const std::string &name) const {
+  const Activation *act = activations_.empty() ? nullptr : &activations_.back();
+  if (act && act->params) {
+    auto it = act->params->find(name);
+    if (it != act->params->end())
       return it->second;
   }
-  auto it = macros_.find(name);
-  return it == macros_.end() ? nullptr : it->second;
+  if (!(act && act->macro->fromLibrary)) {
+    auto it = macros_.find(name);
+    if (it != macros_.end())
+      return it->second;
+  }
+  return opts_.libraryMacros ? opts_.libraryMacros->find(name) : nullptr;
+}
+
+bool Preprocessor::isLibraryMacro(const LexToken &t) const {
+  return opts_.libraryMacros && isAtWord(t.type) && t.text.size() > 1 &&
+         opts_.libraryMacros->find(t.text.substr(1));
 }
 
 std::optional<LexToken> Preprocessor::nextExpanded(bool ignoreDefines) {
@@ -177,7 +191,7 @@ std::optional<LexToken> Preprocessor::nextExpanded(bool ignoreDefines) {
       continue;
     }
     if (isAtWord(t->type) && t->text.size() > 1) {
-      std::shared_ptr<Macro> m = findMacro(t->text.substr(1));
+      std::shared_ptr<const Macro> m = findMacro(t->text.substr(1));
       if (!m)
         return t; // an ordinary @operator
       if (auto err = invokeMacro(*t, std::move(m)))
@@ -258,7 +272,14 @@ std::optional<LexToken> Preprocessor::defineMacro(const LexToken &defineTok) {
 }
 
 std::optional<LexToken> Preprocessor::invokeMacro(const LexToken &callTok,
-                                                  std::shared_ptr<Macro> macro) {
+                                                  std::shared_ptr<const Macro> macro) {
+  if (activations_.size() >= kMaxMacroNesting) {
+    activations_.clear(); // abandon the runaway expansion; the file goes on
+    return errorToken(callTok,
+                      "too many nested macro expansions (limit " +
+                          std::to_string(kMaxMacroNesting) + ")",
+                      false, true);
+  }
   const std::string name = callTok.text.substr(1);
   std::shared_ptr<ParamMap> callerParams =
       activations_.empty() ? nullptr : activations_.back().params;

@@ -6,6 +6,7 @@
 
 #include "diag/Diagnostics.h"
 #include "parse/Lexer.h"
+#include "parse/MacroLibrary.h"
 #include "parse/Parser.h"
 
 #include <map>
@@ -27,20 +28,12 @@ public:
   // Which command-line arguments were referenced (for "unused" warnings).
   const std::vector<bool> &usedArgs() const { return usedArgs_; }
 
+  // The file's own @defines, after run() (what a *.stpm file gives the library).
+  const std::map<std::string, std::shared_ptr<Macro>> &definedMacros() const { return macros_; }
+
 private:
-  struct Macro;
-  using ParamMap = std::map<std::string, std::shared_ptr<Macro>>;
-  struct Macro {
-    LexToken nameTok;
-    std::vector<std::string> formals;
-    std::vector<LexToken> body;
-    // A macro parameter is a closure: its tokens expand with the caller's
-    // parameters in scope.
-    bool isParam = false;
-    std::shared_ptr<ParamMap> closure;
-  };
   struct Activation {
-    std::shared_ptr<Macro> macro;
+    std::shared_ptr<const Macro> macro;
     size_t cursor = 0;
     std::shared_ptr<ParamMap> params;
   };
@@ -55,8 +48,11 @@ private:
   std::optional<LexToken> nextRaw();
   std::optional<LexToken> nextExpanded(bool ignoreDefines);
   std::optional<LexToken> defineMacro(const LexToken &defineTok);
-  std::optional<LexToken> invokeMacro(const LexToken &callTok, std::shared_ptr<Macro> macro);
-  std::shared_ptr<Macro> findMacro(const std::string &name) const;
+  std::optional<LexToken> invokeMacro(const LexToken &callTok, std::shared_ptr<const Macro> macro);
+  // A parameter of the current expansion, else the file's macro (unless a
+  // library macro is expanding), else the library's.
+  std::shared_ptr<const Macro> findMacro(const std::string &name) const;
+  bool isLibraryMacro(const LexToken &t) const;
 
   // Conditional stage.
   std::optional<LexToken> nextConditional();

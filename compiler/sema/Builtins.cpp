@@ -169,6 +169,10 @@ const BuiltinFunction kBuiltins[] = {
     {"ngroups", A, 'L', "", 0},
     // Numbers and misc.
     {"randint", A, 'L', "L", 1},
+    // Extensions beyond stap's tapset (language.md §6).
+    {"abs", A, 'L', "L", 1},
+    {"min", A, 'L', "LL", 2},
+    {"max", A, 'L', "LL", 2},
     {"errno_str", A, 'S', "L", 1},
     {"indent", A, 'S', "L", 1},
     {"thread_indent", A, 'S', "L", 1},

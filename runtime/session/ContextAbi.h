@@ -32,6 +32,11 @@ enum sonde_error_code {
   SONDE_ERROR_ABORT = 106,            /* abort(): ends the session, uncatchable */
 };
 
+/* ctx->error after abort(): the handler ends at once, nothing is reported and
+ * the session stops (end probes still run). Any other non-zero value is a
+ * runtime error. */
+#define SONDE_CONTEXT_ABORTED 2
+
 /* A location index meaning "no token": the error line has no "near" part. */
 #define SONDE_NO_LOCATION 0xffffffffu
 

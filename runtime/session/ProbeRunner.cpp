@@ -19,7 +19,11 @@ void reportError(Runtime &rt, const sonde_context &ctx) {
 
 } // namespace
 
-void runProbe(Runtime &rt, uint32_t index, int64_t actions) {
+namespace {
+
+// Calls `fn` with a fresh context attributed to probe `index`, then flushes
+// output and reports what it left in ctx->error.
+void runHandler(Runtime &rt, sonde_handler_fn fn, uint32_t index, int64_t actions) {
   ThreadState &ts = rt.thread();
   sonde_context ctx{};
   ctx.segment = rt.segment->abi();
@@ -30,12 +34,28 @@ void runProbe(Runtime &rt, uint32_t index, int64_t actions) {
   ctx.runtime = &rt;
   ctx.thread = &ts;
 
-  rt.module->probe(index).handler(&ctx);
+  fn(&ctx);
   // An error may have abandoned foreach loops before their end calls.
   sonde_scratch_release_all();
   ts.output->flush(*rt.output);
-  if (ctx.error)
+  if (ctx.error == SONDE_CONTEXT_ABORTED) {
+    sonde_session_request_exit(ctx.segment);
+    if (rt.wake)
+      rt.wake();
+  } else if (ctx.error) {
     reportError(rt, ctx);
+  }
+}
+
+} // namespace
+
+void runProbe(Runtime &rt, uint32_t index, int64_t actions) {
+  runHandler(rt, rt.module->probe(index).handler, index, actions);
+}
+
+void runGlobalInitializer(Runtime &rt) {
+  if (sonde_handler_fn init = rt.module->desc().init_globals)
+    runHandler(rt, init, 0, rt.module->layout().limits().max_action_interruptible);
 }
 
 } // namespace sonde::session

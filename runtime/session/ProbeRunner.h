@@ -11,4 +11,7 @@ namespace sonde::session {
 // end the session, which calls rt.wake).
 void runProbe(Runtime &rt, uint32_t index, int64_t actions);
 
+// Runs the module's global initializer (if any) on a fresh segment.
+void runGlobalInitializer(Runtime &rt);
+
 } // namespace sonde::session

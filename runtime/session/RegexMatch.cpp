@@ -4,9 +4,11 @@
 // Patterns are POSIX extended regular expressions (regcomp). Each module keeps one
 // cache slot per pattern; the first match in a process compiles the pattern and
 // publishes it there with a compare-and-swap (a thread that loses the race frees
-// its copy), so later matches neither compile nor allocate. Captures live per
-// thread: the last match on this thread is what matched() reads, as in stap,
-// where it is the last match of the running handler.
+// its copy), so later matches do not compile again. Captures live per thread: the
+// last match on this thread is what matched() reads, as in stap, where it is the
+// last match of the running handler. Heap use: the compiled pattern once per
+// process, the capture buffer once per thread, and whatever glibc's regexec
+// allocates while matching (stap's own DFA matcher allocates nothing).
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/ContextAbi.h"
 
@@ -21,10 +23,10 @@ namespace {
 constexpr size_t kMaxGroups = 16;
 
 struct LastMatch {
-  bool valid = false;       // the last =~ on this thread matched
-  size_t groups = 0;        // capture groups of its pattern, the whole match included
+  bool valid = false; // the last =~ on this thread matched
+  size_t groups = 0;  // capture groups of its pattern, the whole match included
   regmatch_t spans[kMaxGroups];
-  std::string subject;      // the string it matched (copied: the original may change)
+  std::string subject; // the string it matched (copied: the original may change)
 };
 
 thread_local LastMatch lastMatch;
@@ -96,6 +98,9 @@ int64_t sonde_regex_match(sonde_context *ctx, void **cache, const char *pattern,
   lastMatch.valid = true;
   lastMatch.groups = groups;
   std::memcpy(lastMatch.spans, spans, sizeof(regmatch_t) * groups);
+  size_t cap = sonde_segment_limits(ctx->segment)->max_string_len;
+  if (lastMatch.subject.capacity() < cap)
+    lastMatch.subject.reserve(cap); // subjects are script strings: they fit from now on
   lastMatch.subject.assign(subject);
   return 1;
 }

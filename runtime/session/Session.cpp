@@ -112,8 +112,6 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     err << "sonde: cannot create the script state: " << error << "\n";
     return 1;
   }
-  if (!applyGlobals(options, *module, *segment, err))
-    return 1;
 
   int outFd = STDOUT_FILENO;
   if (options.outputFile) {
@@ -147,10 +145,16 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     (void)!write(wakeFd, &one, sizeof one);
   };
 
+  // Script initializers first, then -G overrides, then begin probes.
+  runGlobalInitializer(rt);
+  if (!applyGlobals(options, *module, *segment, err))
+    return 1;
+
   sonde_segment *seg = segment->abi();
   const sonde_limits &limits = module->layout().limits();
   int64_t actions = limits.max_action_interruptible;
 
+  // Like stap's kernel runtime: exit() or an error in one begin probe stops the rest.
   for (uint32_t probe : probesOfKind(*module, SONDE_PROBE_BEGIN)) {
     if (sonde_session_state(seg) != SONDE_SESSION_STARTING)
       break;
@@ -170,10 +174,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     timers.stop();
   }
 
-  if (sonde_session_state(seg) == SONDE_SESSION_ERROR) {
-    for (uint32_t probe : probesOfKind(*module, SONDE_PROBE_ERROR))
-      runProbe(rt, probe, actions);
-  } else {
+  if (sonde_session_state(seg) != SONDE_SESSION_ERROR) {
     // stap's display is a synthesized end(0) probe declared last: it runs after
     // the script's end probes numbered up to 0 and before later ones.
     bool displayed = !options.displayGlobals;
@@ -187,6 +188,10 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     if (!displayed && sonde_session_state(seg) != SONDE_SESSION_ERROR)
       displayGlobals(rt);
   }
+  // Error probes run when the session failed, also when an end probe failed it.
+  if (sonde_session_state(seg) == SONDE_SESSION_ERROR)
+    for (uint32_t probe : probesOfKind(*module, SONDE_PROBE_ERROR))
+      runProbe(rt, probe, actions);
   sonde_session_set_state(seg, SONDE_SESSION_STOPPED);
   rt.thread().output->flush(sink);
 

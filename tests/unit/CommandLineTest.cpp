@@ -11,7 +11,7 @@ namespace {
 struct Args {
   std::vector<std::string> storage;
   std::vector<char *> argv;
-  Args(std::initializer_list<const char *> list) {
+  Args(const std::vector<const char *> &list) {
     storage.emplace_back("sonde");
     for (const char *a : list)
       storage.emplace_back(a);
@@ -75,7 +75,7 @@ TEST(CommandLine, DefinesAndGlobals) {
 
 TEST(CommandLine, Errors) {
   struct Case {
-    std::initializer_list<const char *> args;
+    std::vector<const char *> args; // owned: an initializer_list here would dangle
     const char *message;
   };
   for (const auto &c : std::vector<Case>{

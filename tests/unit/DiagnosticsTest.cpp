@@ -89,11 +89,34 @@ TEST(Diagnostics, KeywordsPrintNoTextAndEofNamesTheFile) {
   EXPECT_NE(out.str().find("2 parse errors.\n"), std::string::npos);
 }
 
+// stap's weights (util.cxx levenshtein): 2 per edit inside the strings, 1 for a
+// change of case, and 1 per character of a dropped or added prefix.
+TEST(Diagnostics, SuggestionScore) {
+  EXPECT_EQ(sonde::suggestionScore("timer", "timer"), 0u);
+  EXPECT_EQ(sonde::suggestionScore("timre", "timer"), 4u);
+  EXPECT_EQ(sonde::suggestionScore("kitten", "sitting"), 6u);
+  EXPECT_EQ(sonde::suggestionScore("execname", "Execname"), 1u);
+  EXPECT_EQ(sonde::suggestionScore("abcdef", "def"), 3u); // prefix: 1 each
+  EXPECT_EQ(sonde::suggestionScore("abcdef", "abc"), 6u); // suffix: 2 each
+  EXPECT_EQ(sonde::suggestionScore("compute_checksun", "pn"), 16u);
+  EXPECT_EQ(sonde::suggestionScore("", "abc"), 3u);
+}
+
+// stap's levenshtein_suggest as elaborate.cxx uses it: the best five by score,
+// however far, ties in byte order.
 TEST(Diagnostics, SimilarNames) {
+  // stap 4.8: `probe timer.scael(1)` -> (similar: s, sec, hz, ms, msec).
+  const std::vector<std::string> timer = {"s",  "sec",  "ms", "msec",    "us",     "usec",
+                                          "ns", "nsec", "hz", "jiffies", "profile"};
+  EXPECT_EQ(sonde::similarNames("scael", timer), "s, sec, hz, ms, msec");
   EXPECT_EQ(sonde::similarNames("execnme", {"execname", "pexecname", "pid", "exit"}),
-            "execname, pexecname");
-  EXPECT_EQ(sonde::similarNames("zzzzzz", {"pid", "tid"}), "");
-  EXPECT_EQ(sonde::editDistance("kitten", "sitting"), 3u);
+            "execname, pexecname, exit, pid");
+  EXPECT_EQ(sonde::similarNames("zzzzzz", {"pid", "tid"}), "pid, tid"); // no threshold
+  EXPECT_EQ(sonde::similarNames("pd", {"pid", "ped", "Pd"}), "Pd, ped, pid");
+  // The name itself, empty names and repeats are not listed.
+  EXPECT_EQ(sonde::similarNames("sec", {"sec", "", "s", "s", "ms"}), "s, ms");
+  EXPECT_EQ(sonde::similarNames("scael", timer, 2), "s, sec");
+  EXPECT_EQ(sonde::similarNames("x", {}), "");
 }
 
 } // namespace

@@ -195,6 +195,17 @@ TEST(PreprocessorTest, MacroTokensKeepTheirBodyLocation) {
   EXPECT_EQ(tokens[2].loc.col, 14u);
 }
 
+// stap expands these forever; we stop and go on after the invocation.
+TEST(PreprocessorTest, RecursiveMacrosStop) {
+  EXPECT_EQ(pp("@define r %( @r %) a @r b"),
+            "a <too many nested macro expansions (limit 1000)> b");
+  std::string opened; // one "(" per f-and-g pair of expansions
+  for (int i = 0; i < 500; ++i)
+    opened += "( ";
+  EXPECT_EQ(pp("@define f(x) %( @g(@x) %) @define g(y) %( (@f(@y)) %) @f(1) c"),
+            opened + "<too many nested macro expansions (limit 1000)> c");
+}
+
 TEST(PreprocessorTest, DefinesInAnUntakenBranchDoNotDefine) {
   EXPECT_EQ(pp("%( 1 == 0 %? @define m %( a %) %) @m"), "@m");
   EXPECT_EQ(pp("%( 1 == 1 %? @define m %( a %) %) @m"), "a");

@@ -1,9 +1,8 @@
 #include "PrinterRoundTrip.h"
 
 #include "ast/AstDump.h"
-#include "diag/Diagnostics.h"
+#include "driver/Frontend.h"
 #include "driver/HostInfo.h"
-#include "parse/Parser.h"
 #include "print/ScriptPrinter.h"
 
 #include <sstream>
@@ -12,25 +11,22 @@ namespace sonde::test {
 
 PrintedScript parseAndPrint(const std::string &name, const std::string &text,
                             const std::vector<std::string> &scriptArgs) {
-  ParseOptions opts;
-  opts.scriptArgs = scriptArgs;
-  opts.kernelRelease = hostKernelRelease();
-  opts.kernelVersion = hostKernelVersion();
-  opts.kernelConfig = hostKernelConfig;
+  FrontendOptions opts;
+  opts.parse.scriptArgs = scriptArgs;
+  opts.parse.kernelRelease = hostKernelRelease();
+  opts.parse.kernelVersion = hostKernelVersion();
+  opts.parse.kernelConfig = hostKernelConfig;
 
-  SourceManager sources;
   std::ostringstream diagText;
-  DiagnosticEngine diags(diagText);
-  ast::Script script;
+  Frontend frontend(diagText, opts);
   PrintedScript result;
-  result.parsed = parseScript(*sources.add(name, text), opts, diags, script);
-  diags.flush();
+  result.parsed = frontend.parseUserScript(name, text);
   result.diagnostics = diagText.str();
   if (!result.parsed)
     return result;
-  result.dump = ast::dumpAst(script);
+  result.dump = ast::dumpAst(frontend.script());
   std::ostringstream printed;
-  printParsedScript(script, printed);
+  printParsedScript(frontend.script(), printed);
   result.printed = printed.str();
   return result;
 }

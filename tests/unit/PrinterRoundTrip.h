@@ -17,7 +17,8 @@ struct PrintedScript {
   std::string printed;     // printParsedScript of it
 };
 
-// Parses `text` as file `name` (no stdlib) and prints it.
+// Parses `text` as file `name` the way `sonde -p1` does (the stdlib's library
+// macros are visible, its *.probe files are not parsed) and prints it.
 PrintedScript parseAndPrint(const std::string &name, const std::string &text,
                             const std::vector<std::string> &scriptArgs = {});
 

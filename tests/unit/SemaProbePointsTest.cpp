@@ -320,7 +320,7 @@ TEST(SemaProbePointErrors, WrongArgumentKind) {
         source: probe begin("x") { print(1) }
                       ^
 
-semantic error: probe point mismatch (similar: begin): identifier 'begin' at :1:7
+semantic error: probe point mismatch (similar: begin, end, never, perf, error): identifier 'begin' at :1:7
         source: probe begin("x") { print(1) }
                       ^
 
@@ -348,7 +348,7 @@ TEST(SemaProbePointErrors, MismatchSuggests) {
         source: probe tmer.s(1) { print(1) }
                       ^
 
-semantic error: probe point mismatch (similar: timer): identifier 'tmer' at :1:7
+semantic error: probe point mismatch (similar: timer, never, perf, end, error): identifier 'tmer' at :1:7
         source: probe tmer.s(1) { print(1) }
                       ^
 
@@ -362,7 +362,7 @@ TEST(SemaProbePointErrors, NoWildcardMatches) {
         source: probe timer.zz*(1) { print(1) }
                       ^
 
-semantic error: probe point mismatch: didn't find any wildcard matches (similar: hz): identifier 'zz*' at :1:13
+semantic error: probe point mismatch: didn't find any wildcard matches (similar: hz, s, ms, ns, us): identifier 'zz*' at :1:13
         source: probe timer.zz*(1) { print(1) }
                             ^
 
@@ -506,7 +506,7 @@ semantic error: while resolving probe point: identifier 'a' at :2:7
         source: probe a.b { }
                       ^
 
-semantic error: probe point mismatch: identifier 'a' at :2:7
+semantic error: probe point mismatch (similar: java, end, perf, begin, error): identifier 'a' at :2:7
         source: probe a.b { }
                       ^
 

@@ -1,0 +1,106 @@
+// Golden-output conformance: every tests/conformance/AREA/NAME.probe is run by
+// the real `sonde` from inside AREA/, and its stdout, stderr and exit status must
+// equal NAME.stdout, NAME.stderr (empty when absent) and NAME.exit (0 when absent).
+// Header comments pass options: `# options: -D MAXACTION=10`, `# args: 1 foo`.
+#include "ProcessRunner.h"
+#include "TextDiff.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace sonde::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kConformanceDir = fs::path(SONDE_TEST_DIR) / "conformance";
+constexpr std::chrono::seconds kTimeout{60};
+
+struct ConformanceCase {
+  fs::path script;
+  std::string testName; // AREA_NAME
+};
+
+std::vector<ConformanceCase> allCases() {
+  std::vector<ConformanceCase> cases;
+  std::error_code ec;
+  for (const auto &entry : fs::recursive_directory_iterator(kConformanceDir, ec)) {
+    if (entry.path().extension() != ".probe")
+      continue;
+    std::string name =
+        entry.path().parent_path().filename().string() + "_" + entry.path().stem().string();
+    std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+    cases.push_back({entry.path(), name});
+  }
+  std::sort(cases.begin(), cases.end(),
+            [](const auto &a, const auto &b) { return a.testName < b.testName; });
+  return cases;
+}
+
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Words after `# KEY:` in the script's leading comment lines.
+std::vector<std::string> headerWords(const fs::path &script, const std::string &key) {
+  std::ifstream in(script);
+  std::vector<std::string> words;
+  const std::string marker = "# " + key + ":";
+  for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;) {
+    if (line.rfind(marker, 0) != 0)
+      continue;
+    std::istringstream rest(line.substr(marker.size()));
+    for (std::string w; rest >> w;)
+      words.push_back(w);
+  }
+  return words;
+}
+
+class Conformance : public ::testing::TestWithParam<ConformanceCase> {};
+
+TEST_P(Conformance, MatchesGoldenOutput) {
+  const fs::path &script = GetParam().script;
+  std::vector<std::string> args = headerWords(script, "options");
+  args.push_back(script.filename().string());
+  for (auto &a : headerWords(script, "args"))
+    args.push_back(a);
+
+  std::string command = "cd " + script.parent_path().string() + " && " SONDE_BINARY;
+  for (const auto &a : args)
+    command += " " + a;
+  ProcessResult r = runProcess(SONDE_BINARY, args, script.parent_path().string(), kTimeout);
+  ASSERT_TRUE(r.error.empty()) << r.describe();
+  ASSERT_TRUE(r.exited) << "`" << command << "` ended with " << r.describe() << "\nstderr:\n"
+                        << r.stderrText;
+
+  auto expectedOf = [&](const char *ext) {
+    fs::path p = fs::path(script).replace_extension(ext);
+    return fs::exists(p) ? readFile(p) : std::string();
+  };
+  std::string exitText = expectedOf(".exit");
+  int expectedExit = exitText.empty() ? 0 : std::stoi(exitText);
+
+  EXPECT_EQ(r.exitCode, expectedExit) << "`" << command << "`\nstderr:\n" << r.stderrText;
+  std::string expectedOut = expectedOf(".stdout"), expectedErr = expectedOf(".stderr");
+  if (r.stdoutText != expectedOut)
+    ADD_FAILURE() << "stdout of `" << command << "` differs:\n"
+                  << lineDiff(expectedOut, r.stdoutText);
+  if (r.stderrText != expectedErr)
+    ADD_FAILURE() << "stderr of `" << command << "` differs:\n"
+                  << lineDiff(expectedErr, r.stderrText);
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, Conformance, ::testing::ValuesIn(allCases()),
+                         [](const auto &info) { return info.param.testName; });
+
+TEST(ConformanceLayout, HasTheScripts) { EXPECT_GE(allCases().size(), 200u); }
+
+} // namespace
+} // namespace sonde::test
