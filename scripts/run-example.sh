@@ -8,6 +8,4 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SONDE_BUILD_DIR:-$top/build}
 example=${1:-$top/examples/hello.probe}
 shift || true
-# Code generation (passes 3-5) is not in this build yet: elaborate the example
-# and show what sonde inferred.
-exec "$build/sonde" -p2 "$example" "$@"
+exec "$build/sonde" "$example" "$@"

@@ -74,5 +74,19 @@ TEST(Driver, UnknownLimitDrawsAWarning) {
   EXPECT_EQ(r.stderrText, "WARNING: unknown -D name 'MAXFOO' ignored\n");
 }
 
+TEST(Driver, RunsAScript) {
+  auto r = sonde({"-e", "probe begin { printf(\"hello %s\\n\", \"world\"); exit() }"});
+  EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+  EXPECT_EQ(r.stdoutText, "hello world\n");
+  EXPECT_EQ(r.stderrText, "");
+}
+
+TEST(Driver, UnavailableRunOptionsAreNamedNotIgnored) {
+  auto r = sonde({"--transport=relay", "-e", "probe begin { exit() }"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.stderrText, "sonde: option --transport=relay/netlink is not supported by this "
+                          "build yet\n");
+}
+
 } // namespace
 } // namespace sonde::test
