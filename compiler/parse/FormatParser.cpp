@@ -1,7 +1,8 @@
+// printf formats are parsed by the runtime's parser (runtime/format), so the
+// compiler accepts exactly what the runtime will print; this adapts its items.
 #include "parse/FormatParser.h"
 
-#include <cctype>
-#include <limits>
+#include "runtime/format/FormatParser.h"
 
 namespace sonde::parse {
 
@@ -9,126 +10,46 @@ using ast::FormatComponent;
 
 namespace {
 
-std::optional<FormatComponent::Conv> conversionOf(char c) {
-  using C = FormatComponent::Conv;
-  switch (c) {
-  case 'd':
-  case 'i': return C::SignedDec;
-  case 'u': return C::UnsignedDec;
-  case 'x': return C::HexLower;
-  case 'X': return C::HexUpper;
-  case 'o': return C::Octal;
-  case 'p': return C::Pointer;
-  case 'c': return C::Char;
-  case 's': return C::String;
-  case 'b': return C::Binary;
-  case 'm': return C::Memory;
-  case 'M': return C::MemoryHex;
-  default: return std::nullopt;
+FormatComponent::Size sizeOf(uint8_t kind) {
+  switch (kind) {
+  case SONDE_SIZE_GIVEN: return FormatComponent::Size::Given;
+  case SONDE_SIZE_STAR: return FormatComponent::Size::Star;
+  default: return FormatComponent::Size::None;
   }
-}
-
-// Reads `*` or a decimal number at format[i].
-FormatComponent::Size readSize(const std::string &f, size_t &i, int64_t &value) {
-  if (i < f.size() && f[i] == '*') {
-    ++i;
-    return FormatComponent::Size::Star;
-  }
-  if (i >= f.size() || !std::isdigit(static_cast<unsigned char>(f[i])))
-    return FormatComponent::Size::None;
-  value = 0;
-  while (i < f.size() && std::isdigit(static_cast<unsigned char>(f[i]))) {
-    if (value < std::numeric_limits<int32_t>::max())
-      value = value * 10 + (f[i] - '0');
-    ++i;
-  }
-  return FormatComponent::Size::Given;
 }
 
 } // namespace
 
-FormatParse parseFormat(const std::string &f) {
+FormatParse parseFormat(const std::string &format) {
   FormatParse out;
-  std::string literal;
-  auto flushLiteral = [&] {
-    if (literal.empty())
-      return;
+  const format::ParsedFormat parsed = format::parseFormat(format);
+  if (!parsed.ok()) {
+    out.error = parsed.error();
+    return out;
+  }
+  for (const SondeFormatItem &item : parsed.items) {
     FormatComponent c;
-    c.literal = std::move(literal);
-    c.source = c.literal;
-    out.components.push_back(std::move(c));
-    literal.clear();
-  };
-  size_t i = 0;
-  while (i < f.size()) {
-    if (f[i] != '%') {
-      literal += f[i++];
-      continue;
+    // SondeConv has FormatComponent::Conv's order.
+    c.conv = static_cast<FormatComponent::Conv>(item.conv);
+    c.source = std::string(format::itemText(format, item));
+    if (item.conv == SONDE_CONV_LITERAL) {
+      c.literal = c.source;
+    } else if (item.conv != SONDE_CONV_PERCENT) {
+      c.flagMinus = item.flags & SONDE_FMT_LEFT;
+      c.flagPlus = item.flags & SONDE_FMT_PLUS;
+      c.flagZero = item.flags & SONDE_FMT_ZERO;
+      c.flagSpace = item.flags & SONDE_FMT_SPACE;
+      c.flagHash = item.flags & SONDE_FMT_HASH;
+      c.width = sizeOf(item.width_kind);
+      c.widthValue = item.width;
+      c.precision = sizeOf(item.precision_kind);
+      c.precisionValue = item.precision;
+      c.lengthModifiers = item.length_mods;
+      if (format::beyondStap(item))
+        out.beyondStap.push_back(c.source);
     }
-    const size_t start = i++;
-    if (i < f.size() && f[i] == '%') {
-      ++i;
-      flushLiteral();
-      FormatComponent c;
-      c.conv = FormatComponent::Conv::Percent;
-      c.source = "%%";
-      out.components.push_back(std::move(c));
-      continue;
-    }
-    flushLiteral();
-    FormatComponent c;
-    // stap reads one flag and then the width, so in `%-08d` its 0 is part of the
-    // width; any other second flag is beyond stap.
-    int stapFlags = 0;
-    for (; i < f.size(); ++i) {
-      char ch = f[i];
-      if (ch != '0' || stapFlags == 0)
-        ++stapFlags; // overcounts a non-flag by one, which ends the loop anyway
-      if (ch == '-')
-        c.flagMinus = true;
-      else if (ch == '+')
-        c.flagPlus = true;
-      else if (ch == '0')
-        c.flagZero = true;
-      else if (ch == ' ')
-        c.flagSpace = true;
-      else if (ch == '#')
-        c.flagHash = true;
-      else {
-        --stapFlags;
-        break;
-      }
-    }
-    c.width = readSize(f, i, c.widthValue);
-    if (i < f.size() && f[i] == '.') {
-      ++i;
-      c.precision = readSize(f, i, c.precisionValue);
-      if (c.precision == FormatComponent::Size::None) {
-        c.precision = FormatComponent::Size::Given; // "%.s" is precision 0
-        c.precisionValue = 0;
-      }
-    }
-    while (i < f.size() && f[i] == 'l') {
-      ++c.lengthModifiers;
-      ++i;
-    }
-    if (i >= f.size()) {
-      out.error = "trailing incomplete print format conversion";
-      return out;
-    }
-    std::optional<FormatComponent::Conv> conv = conversionOf(f[i]);
-    if (!conv || c.lengthModifiers > 2) {
-      out.error = "invalid or missing conversion specifier";
-      return out;
-    }
-    c.conv = *conv;
-    ++i;
-    c.source = f.substr(start, i - start);
-    if (stapFlags > 1 || c.lengthModifiers > 1)
-      out.beyondStap.push_back(c.source);
     out.components.push_back(std::move(c));
   }
-  flushLiteral();
   return out;
 }
 
@@ -137,8 +58,8 @@ size_t formatArgumentCount(const std::vector<FormatComponent> &components) {
   for (const auto &c : components) {
     if (c.conv == FormatComponent::Conv::Literal || c.conv == FormatComponent::Conv::Percent)
       continue;
-    n +=
-        1 + (c.width == FormatComponent::Size::Star) + (c.precision == FormatComponent::Size::Star);
+    n += 1 + (c.width == FormatComponent::Size::Star) +
+         (c.precision == FormatComponent::Size::Star);
   }
   return n;
 }

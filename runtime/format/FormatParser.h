@@ -36,9 +36,13 @@ inline std::string_view itemText(std::string_view text, const SondeFormatItem &i
   return text.substr(item.offset, item.length);
 }
 
-// Accepted by us but rejected by stap: several flags, or "ll".
+// Accepted by us but rejected by stap: several flags, or "ll". stap takes one
+// flag and reads a '0' after it as the start of the width ("%-08d", "%#010x").
 inline bool beyondStap(const SondeFormatItem &item) {
-  return item.flag_chars > 1 || item.length_mods > 1;
+  unsigned flags = item.flag_chars;
+  if (flags > 1 && (item.flags & SONDE_FMT_ZERO))
+    --flags;
+  return flags > 1 || item.length_mods > 1;
 }
 
 } // namespace sonde::format

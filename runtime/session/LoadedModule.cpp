@@ -1,5 +1,7 @@
 #include "runtime/session/LoadedModule.h"
 
+#include "runtime/format/FormatParser.h"
+
 #include <dlfcn.h>
 
 namespace sonde::session {
@@ -33,16 +35,14 @@ std::optional<LoadedModule> LoadedModule::open(const std::string &path, std::str
   m.formats_.resize(m.desc_->format_count);
   for (uint32_t i = 0; i < m.desc_->format_count; ++i) {
     const char *text = m.desc_->formats[i];
-    size_t len = std::char_traits<char>::length(text), count = 0, errorOffset = 0;
     auto &f = m.formats_[i];
-    if (sonde_format_parse(text, len, nullptr, 0, &count, &errorOffset) == SONDE_FORMAT_PARSED) {
-      f.items.resize(count);
-      sonde_format_parse(text, len, f.items.data(), count, &count, &errorOffset);
-    } else {
+    format::ParsedFormat parsed = format::parseFormat(text);
+    if (!parsed.ok()) {
       // The compiler validated every format; a bad one means a corrupt module.
       *error = "module " + path + " has an invalid format string #" + std::to_string(i);
       return std::nullopt;
     }
+    f.items = std::move(parsed.items);
     f.spec = SondeFormatSpec{text, f.items.data(), static_cast<uint32_t>(f.items.size()),
                              sonde_format_arg_count(f.items.data(), f.items.size())};
   }

@@ -52,8 +52,11 @@ TEST(ParserFormatTest, FlagsWidthPrecisionLength) {
   EXPECT_TRUE(p.components[0].flagHash);
   EXPECT_TRUE(p.components[2].flagPlus);
   EXPECT_TRUE(p.components[4].flagSpace);
-  EXPECT_EQ(p.components[6].precision, C::Size::Given);
-  EXPECT_EQ(p.components[6].precisionValue, 0);
+  // stap (and the runtime) read a bare '.' as no precision.
+  EXPECT_EQ(p.components[6].precision, C::Size::None);
+  p = parseFormat("%#010x");
+  EXPECT_TRUE(p.beyondStap.empty()); // stap reads `#` then width 010
+  EXPECT_FALSE(parseFormat("%+-5d").beyondStap.empty());
 }
 
 TEST(ParserFormatTest, StarsConsumeArguments) {
