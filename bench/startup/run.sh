@@ -12,11 +12,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# Milliseconds from start until the command prints its first line.
+# Milliseconds from start until the command prints "ready" (bpftrace prints an
+# "Attaching N probes" line before it).
 first_output_ms() {
   local start end
   start=$(date +%s%N)
-  "$@" 2>/dev/null | head -n 1 > /dev/null
+  "$@" 2>/dev/null | grep -m1 -q ready
   end=$(date +%s%N)
   echo $(( (end - start) / 1000000 ))
 }
