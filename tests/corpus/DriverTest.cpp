@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace sonde::test {
 namespace {
@@ -86,6 +90,43 @@ TEST(Driver, UnavailableRunOptionsAreNamedNotIgnored) {
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_EQ(r.stderrText, "sonde: option --transport=relay/netlink is not supported by this "
                           "build yet\n");
+}
+
+// Ctrl-C ends a run like exit(): end probes run, output is flushed, status 0.
+TEST(Driver, InterruptRunsEndProbes) {
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    execl(SONDE_BINARY, SONDE_BINARY, "-e",
+          "global n; probe begin { println(\"started\") } probe timer.ms(5) { n++ }\n"
+          "probe end { printf(\"end %d\\n\", n > 0) }",
+          static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  // Wait for the begin probe's line, let the timer tick, then interrupt.
+  std::string text;
+  char buf[256];
+  pollfd p{out[0], POLLIN, 0};
+  while (text.find("started\n") == std::string::npos && poll(&p, 1, 30000) > 0) {
+    ssize_t n = read(out[0], buf, sizeof buf);
+    if (n <= 0)
+      break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  usleep(200 * 1000);
+  kill(pid, SIGINT);
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(text, "started\nend 1\n");
 }
 
 } // namespace
