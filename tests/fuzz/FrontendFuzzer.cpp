@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <pthread.h>
 #include <sstream>
 
 namespace {
@@ -20,14 +21,11 @@ sonde::FrontendOptions fuzzOptions() {
   return o;
 }
 
-} // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  std::string text(reinterpret_cast<const char *>(data), size);
+void checkInput(const std::string &text) {
   std::ostringstream diagnostics;
   sonde::Frontend first(diagnostics, fuzzOptions());
   if (!first.parseUserScript("fuzz.probe", text))
-    return 0;
+    return;
 
   std::ostringstream printed;
   sonde::printParsedScript(first.script(), printed);
@@ -43,5 +41,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::abort();
   }
   first.elaborate();
+}
+
+void *checkOnThread(void *text) {
+  checkInput(*static_cast<const std::string *>(text));
+  return nullptr;
+}
+
+} // namespace
+
+// ASan's frames are several times larger than a release build's, so the parser's
+// nesting limit (1000 levels) would overflow the default 8 MB stack here but not
+// in `sonde`. Each input runs on a thread with the stack that depth needs.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  std::string text(reinterpret_cast<const char *>(data), size);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t{256} << 20);
+  pthread_t thread;
+  if (pthread_create(&thread, &attr, checkOnThread, &text) != 0)
+    std::abort();
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
   return 0;
 }
