@@ -3,14 +3,13 @@
 // equal NAME.stdout, NAME.stderr (empty when absent) and NAME.exit (0 when absent).
 // Header comments pass options: `# options: -D MAXACTION=10`, `# args: 1 foo`.
 #include "ProcessRunner.h"
+#include "ScriptFiles.h"
 #include "TextDiff.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace sonde::test {
 namespace {
@@ -41,35 +40,14 @@ std::vector<ConformanceCase> allCases() {
   return cases;
 }
 
-std::string readFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Words after `# KEY:` in the script's leading comment lines.
-std::vector<std::string> headerWords(const fs::path &script, const std::string &key) {
-  std::ifstream in(script);
-  std::vector<std::string> words;
-  const std::string marker = "# " + key + ":";
-  for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;) {
-    if (line.rfind(marker, 0) != 0)
-      continue;
-    std::istringstream rest(line.substr(marker.size()));
-    for (std::string w; rest >> w;)
-      words.push_back(w);
-  }
-  return words;
-}
-
 class Conformance : public ::testing::TestWithParam<ConformanceCase> {};
 
 TEST_P(Conformance, MatchesGoldenOutput) {
   const fs::path &script = GetParam().script;
-  std::vector<std::string> args = headerWords(script, "options");
+  std::string text = readFile(script);
+  std::vector<std::string> args = headerWords(text, "options");
   args.push_back(script.filename().string());
-  for (auto &a : headerWords(script, "args"))
+  for (auto &a : headerWords(text, "args"))
     args.push_back(a);
 
   std::string command = "cd " + script.parent_path().string() + " && " SONDE_BINARY;

@@ -6,6 +6,7 @@
 //   reject/NAME.probe  must exit non-zero with stderr exactly NAME.expected.
 // A first line `# args: A B ...` passes A B ... as the script's $1/@1 arguments.
 #include "ProcessRunner.h"
+#include "ScriptFiles.h"
 #include "TextDiff.h"
 
 #include <gtest/gtest.h>
@@ -51,28 +52,6 @@ std::vector<CorpusCase> casesIn(const char *folder) {
   return cases;
 }
 
-std::string readFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The `# args:` convention: whitespace-separated words on the first line.
-std::vector<std::string> scriptArgsOf(const fs::path &script) {
-  std::ifstream in(script);
-  std::string first;
-  std::getline(in, first);
-  const std::string marker = "# args:";
-  if (first.rfind(marker, 0) != 0)
-    return {};
-  std::istringstream words(first.substr(marker.size()));
-  std::vector<std::string> args;
-  for (std::string w; words >> w;)
-    args.push_back(w);
-  return args;
-}
-
 // tests/parse/pending.txt: "FOLDER/NAME: reason" for scripts a later issue makes pass.
 std::string pendingReason(const fs::path &script) {
   std::ifstream in(kParseDir / "pending.txt");
@@ -90,7 +69,7 @@ struct SondeRun {
 
 SondeRun runSondeP2(const fs::path &script) {
   std::vector<std::string> args = {"-p2", script.filename().string()};
-  auto scriptArgs = scriptArgsOf(script);
+  auto scriptArgs = headerWords(readFile(script), "args");
   args.insert(args.end(), scriptArgs.begin(), scriptArgs.end());
   SondeRun run;
   run.command = "cd " + script.parent_path().string() + " && " SONDE_BINARY;

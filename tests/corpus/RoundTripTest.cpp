@@ -3,6 +3,7 @@
 // again and compared by dumpAst. A first line `# args: A B ...` gives the
 // script's $1/@1 arguments, as in CorpusTest.
 #include "../unit/PrinterRoundTrip.h"
+#include "ScriptFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -49,26 +50,13 @@ std::vector<RoundTripCase> allCases() {
   return cases;
 }
 
-std::vector<std::string> scriptArgsOf(const std::string &text) {
-  static const std::string kPrefix = "# args:";
-  std::vector<std::string> args;
-  if (text.compare(0, kPrefix.size(), kPrefix) != 0)
-    return args;
-  std::istringstream line(text.substr(kPrefix.size(), text.find('\n') - kPrefix.size()));
-  for (std::string arg; line >> arg;)
-    args.push_back(arg);
-  return args;
-}
-
 class RoundTrip : public ::testing::TestWithParam<RoundTripCase> {};
 
 TEST_P(RoundTrip, PrintedScriptParsesToTheSameTree) {
   const fs::path &script = GetParam().script;
-  std::ifstream in(script, std::ios::binary);
-  ASSERT_TRUE(in) << "cannot read " << script;
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_TRUE(roundTrips(script.filename().string(), text.str(), scriptArgsOf(text.str())));
+  std::string text = readFile(script);
+  ASSERT_FALSE(text.empty()) << "cannot read " << script;
+  EXPECT_TRUE(roundTrips(script.filename().string(), text, headerWords(text, "args")));
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, RoundTrip, ::testing::ValuesIn(allCases()),
