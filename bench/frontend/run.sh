@@ -3,13 +3,8 @@
 # lines; median of 5 runs of wall and CPU time. Writes bench/reports/frontend.md.
 # Goal (issue 2): under 0.3 s for 5,000 lines.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-sonde=${SONDE:-$top/build/sonde}
+source "$(dirname "$0")/../common.sh"
 report=$top/bench/reports/frontend.md
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 {
   echo "# Front end: sonde -p2 on generated scripts"

@@ -4,13 +4,8 @@
 # probes that never fire), Sonde next to bpftrace on equivalent scripts.
 # Median of 5 runs. Writes bench/reports/startup.md. Goal: <= 100 ms at 20 probes.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-sonde=${SONDE:-$top/build/sonde}
+source "$(dirname "$0")/../common.sh"
 report=$top/bench/reports/startup.md
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # Milliseconds from start until the command prints "ready" (bpftrace prints an
 # "Attaching N probes" line before it).

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 using namespace sonde::session;
 
@@ -15,6 +16,18 @@ size_t cap(sonde_context *ctx) { return runtimeOf(ctx).maxStringLen(); }
 // Writes escape text to the output stream, as stap's ansi.stp prints it.
 void emit(sonde_context *ctx, const char *text) {
   threadOf(ctx).output->append(text, std::strlen(text), *runtimeOf(ctx).output);
+}
+
+// ESC [ n1;n2;... FINAL: the parameterised ANSI sequences.
+void emitControl(sonde_context *ctx, std::initializer_list<int64_t> numbers, char final) {
+  char text[96] = "\033[";
+  size_t n = 2;
+  for (int64_t v : numbers)
+    n += static_cast<size_t>(std::snprintf(text + n, sizeof text - n, "%s%lld",
+                                           n > 2 ? ";" : "", static_cast<long long>(v)));
+  text[n++] = final;
+  text[n] = '\0';
+  emit(ctx, text);
 }
 
 } // namespace
@@ -60,28 +73,17 @@ void sonde_fn_ansi_cursor_save_0(sonde_context *ctx, uint32_t) { emit(ctx, "\033
 void sonde_fn_ansi_cursor_restore_0(sonde_context *ctx, uint32_t) { emit(ctx, "\0338"); }
 
 void sonde_fn_ansi_set_color_1(sonde_context *ctx, int64_t fg, uint32_t) {
-  char text[32];
-  std::snprintf(text, sizeof text, "\033[%lldm", static_cast<long long>(fg));
-  emit(ctx, text);
+  emitControl(ctx, {fg}, 'm');
 }
 void sonde_fn_ansi_set_color_2(sonde_context *ctx, int64_t fg, int64_t bg, uint32_t) {
-  char text[48];
-  std::snprintf(text, sizeof text, "\033[%lld;%lldm", static_cast<long long>(fg),
-                static_cast<long long>(bg));
-  emit(ctx, text);
+  emitControl(ctx, {fg, bg}, 'm');
 }
 void sonde_fn_ansi_set_color_3(sonde_context *ctx, int64_t fg, int64_t bg, int64_t attr,
                                uint32_t) {
-  char text[64];
-  std::snprintf(text, sizeof text, "\033[%lld;%lld;%lldm", static_cast<long long>(fg),
-                static_cast<long long>(bg), static_cast<long long>(attr));
-  emit(ctx, text);
+  emitControl(ctx, {fg, bg, attr}, 'm');
 }
 void sonde_fn_ansi_cursor_move_2(sonde_context *ctx, int64_t x, int64_t y, uint32_t) {
-  char text[48];
-  std::snprintf(text, sizeof text, "\033[%lld;%lldH", static_cast<long long>(y),
-                static_cast<long long>(x));
-  emit(ctx, text);
+  emitControl(ctx, {y, x}, 'H');
 }
 
 int64_t sonde_fn_is_return_0(sonde_context *, uint32_t) { return 0; }

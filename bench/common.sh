@@ -1,0 +1,10 @@
+# Sourced by every bench/*/run.sh: paths, a scratch directory and helpers.
+#   top     the repository; sonde  the binary under test ($SONDE overrides)
+#   tmp     a scratch directory removed on exit
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sonde=${SONDE:-$top/build/sonde}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The median of the numbers on standard input, one per line.
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
