@@ -1,5 +1,7 @@
 #include "probes/ProbeFamilies.h"
 
+#include "probes/marker/MarkerCatalog.h"
+
 namespace sonde::probes {
 
 namespace {
@@ -179,26 +181,38 @@ const ProbeFamily *familyOf(const ast::ProbePoint &point) {
 }
 
 ContextVariable contextVariable(const ProbeFamily *family, const ast::ProbePoint *point,
-                                const ast::TargetSymbol &sym) {
-  (void)point; // markers and tracepoints are not resolved against targets yet
+                                const marker::CatalogSite *site, const ast::TargetSymbol &sym) {
+  (void)point; // tracepoints are not resolved against tracefs yet (issue 6)
   if (!family || !family->hasContextVariables())
     return {};
   const std::string &name = sym.name;
   bool pretty = sym.prettyDepth > 0;
   if (family->kind == K::Marker) {
     if (name == "$$name" || name == "$$provider" || name == "$$vars" || name == "$$parms")
-      return {true, ast::Type::String};
-    if (isArgN(name))
-      return {true, pretty ? ast::Type::String : ast::Type::Long};
-    return {};
+      return {true, ast::Type::String, {}};
+    if (!isArgN(name))
+      return {};
+    ast::Type type = pretty ? ast::Type::String : ast::Type::Long;
+    if (!site)
+      return {true, type, {}};
+    if (!site->site.argError.empty())
+      return {false, type,
+              "cannot read the arguments of marker " + site->site.name + ": " +
+                  site->site.argError};
+    size_t n = std::stoul(name.substr(4));
+    if (n > site->site.args.size())
+      return {false, type,
+              "invalid marker argument number " + std::to_string(n) + " (" + site->site.name +
+                  " has " + std::to_string(site->site.args.size()) + ")"};
+    return {true, type, {}};
   }
   // Tracepoint fields are typed once tracefs formats are read; until then every
   // `$field` is an integer and the `$$` forms are strings.
   if (name == "$$name" || name == "$$system" || name == "$$vars" || name == "$$parms")
-    return {true, ast::Type::String};
+    return {true, ast::Type::String, {}};
   if (name.rfind("$$", 0) == 0)
     return {};
-  return {true, pretty ? ast::Type::String : ast::Type::Long};
+  return {true, pretty ? ast::Type::String : ast::Type::Long, {}};
 }
 
 std::string contextVariableWriteError(const ProbeFamily *family, const ast::TargetSymbol &sym) {

@@ -64,9 +64,11 @@ const ProbeFamily *familyOf(const ast::ProbePoint &point);
 struct ContextVariable {
   bool found = false;
   ast::Type type = ast::Type::Unknown;
+  std::string error; // the variable exists nowhere in this context, and why
 };
+// `site` is the marker site of a process(...).mark(...) probe (pass 2 resolved it).
 ContextVariable contextVariable(const ProbeFamily *family, const ast::ProbePoint *point,
-                                const ast::TargetSymbol &sym);
+                                const marker::CatalogSite *site, const ast::TargetSymbol &sym);
 // The error for an assignment to a context variable of `family`.
 std::string contextVariableWriteError(const ProbeFamily *family, const ast::TargetSymbol &sym);
 

@@ -14,6 +14,8 @@ packages=(
   libelf-dev libdw-dev libunwind-dev liblua5.4-dev libbpf-dev zlib1g-dev
   # tests
   googletest libgtest-dev libgmock-dev
+  # a binary with SDT markers that marker resolution tests read (function__entry, gc__start)
+  python3.11-minimal
   # comparisons in tests and benchmarks
   lttng-tools liblttng-ust-dev babeltrace2 bpftrace systemtap-sdt-dev
 )

@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+namespace sonde::probes::marker {
+struct CatalogSite;
+} // namespace sonde::probes::marker
+
 namespace sonde::ast {
 
 enum class Type : uint8_t { Unknown, Long, String, Stats };
@@ -215,6 +219,8 @@ struct TargetSymbol : Expr {
   std::vector<TargetComponent> components;
   bool addressOf = false;
   int prettyDepth = 0; // 0 = none, 1 = trailing $, 2 = trailing $$
+  bool resolved = false;     // pass 2 found it in the probe's context
+  bool inDeadBranch = false; // unresolved, in a branch a @defined condition rules out
   void accept(Visitor &v) override;
 };
 
@@ -435,6 +441,8 @@ struct DerivedProbe {
   std::unique_ptr<Block> body;
   ExprPtr condition; // AND of the conditions along the alias chain, may be null
   std::vector<std::unique_ptr<LocalVar>> locals;
+  // process(...).mark(...): the one marker site this probe runs at (pass 2).
+  std::shared_ptr<const probes::marker::CatalogSite> markerSite;
 };
 
 struct Script {

@@ -238,39 +238,7 @@ void IrGenerator::visit(ast::Symbol &s) {
 }
 
 // ------------------------------------------------------------------ context
-
-namespace {
-
-// Whether an expression reads the probe's context ($vars, @cast, @var).
-class ContextUse : public ast::RecursiveVisitor {
-public:
-  using RecursiveVisitor::visit;
-  bool found = false;
-  void visit(ast::TargetSymbol &) override { found = true; }
-  void visit(ast::CastOp &) override { found = true; }
-  void visit(ast::AtVar &) override { found = true; }
-};
-
-} // namespace
-
-void IrGenerator::visit(ast::TargetSymbol &e) {
-  fail("target variables are not supported by this build yet", e.tok);
-}
-void IrGenerator::visit(ast::CastOp &e) { fail("@cast is not supported by this build yet", e.tok); }
-void IrGenerator::visit(ast::AtVar &e) { fail("@var is not supported by this build yet", e.tok); }
-
-// @defined(e) is settled here: context variables never resolve in probes
-// without context (and in functions); anything else is defined.
-void IrGenerator::visit(ast::DefinedOp &e) {
-  ContextUse use;
-  if (e.operand)
-    e.operand->accept(use);
-  if (use.found && probe_ && probe_->info.hasContext) {
-    fail("@defined of target variables is not supported by this build yet", e.tok);
-    return;
-  }
-  result_ = {b_.constLong(use.found ? 0 : 1), ast::Type::Long};
-}
+// ($ variables, @cast, @var and @defined: GenContextVariables.cpp)
 
 void IrGenerator::visit(ast::EntryOp &e) {
   fail("@entry is allowed only in .return probes", e.tok);

@@ -27,6 +27,11 @@
 #include <unordered_map>
 #include <vector>
 
+namespace sonde::probes::marker {
+struct ArgSpec;
+struct X86Register;
+} // namespace sonde::probes::marker
+
 namespace sonde::codegen {
 
 // A value of the language: an i64 (long) or a pointer to a NUL-terminated
@@ -145,6 +150,10 @@ private:
   void raiseStatusIfFailed(llvm::Value *status, const Token &tok, llvm::Value *map = nullptr);
   void recordActions(unsigned n, const Token &tok, bool update = false);
   uint32_t loc(const Token &tok) { return tables_.location(tok); }
+  // GenContextVariables.cpp: a marker argument of the handler's site, as a long.
+  llvm::Value *markerArgument(const probes::marker::ArgSpec &arg, const Token &tok);
+  llvm::Value *markerRegister(const probes::marker::X86Register &reg);
+  llvm::Value *markerLoadBias();
   void fail(const std::string &msg, const Token &tok);
 
   // GenExpressions.cpp

@@ -1,6 +1,7 @@
 #include "codegen/ModuleTables.h"
 
 #include "codegen/RuntimeBuilder.h"
+#include "probes/marker/MarkerCatalog.h"
 #include "runtime/session/ModuleAbi.h"
 
 #include <llvm/IR/Constants.h>
@@ -52,7 +53,26 @@ llvm::Constant *tableOf(llvm::Module &m, llvm::Type *elem, std::vector<llvm::Con
   return privateConstant(m, llvm::ConstantArray::get(type, rows), name);
 }
 
+llvm::StructType *markerSiteType(llvm::LLVMContext &c) {
+  if (auto *t = llvm::StructType::getTypeByName(c, "sonde_marker_site"))
+    return t;
+  llvm::Type *ptr = llvm::PointerType::getUnqual(c), *i32 = llvm::Type::getInt32Ty(c),
+             *i64 = llvm::Type::getInt64Ty(c);
+  return llvm::StructType::create(c, {ptr, ptr, ptr, i64, i64, i32, i32, i64},
+                                  "sonde_marker_site");
+}
+
 } // namespace
+
+llvm::GlobalVariable *ModuleTables::markerSiteTable(llvm::Module &m, const ScriptFacts &facts) {
+  if (!markerSites_) {
+    auto *type = llvm::ArrayType::get(markerSiteType(m.getContext()), facts.markerSiteCount());
+    // Writable: the agent stores each site's load bias before enabling it.
+    markerSites_ = new llvm::GlobalVariable(m, type, false, llvm::GlobalValue::PrivateLinkage,
+                                            nullptr, "sonde.marker_sites");
+  }
+  return markerSites_;
+}
 
 uint32_t ModuleTables::location(const Token &tok) {
   LocationKey key{tok.loc.file, tok.loc.line, tok.loc.col, static_cast<int>(tok.kind), tok.text};
@@ -81,19 +101,27 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty(), *ptr = b.ptrTy();
 
   auto *probeTy =
-      llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr}, "sonde_probe_desc");
+      llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr, ptr}, "sonde_probe_desc");
+  llvm::StructType *siteTy = markerSiteType(c);
   auto *locTy = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32}, "sonde_location");
   auto *displayTy = llvm::StructType::create(c, {i32, i32}, "sonde_display_global");
   auto *moduleTy = llvm::StructType::create(
-      c, {i32, i32, ptr, ptr, i64, i64, i32, ptr, i32, ptr, i32, ptr, i64, i64, ptr},
+      c, {i32, i32, ptr, ptr, i64, i64, i32, ptr, i32, ptr, i32, ptr, i64, i64, ptr, i32, i32, ptr},
       "sonde_module_desc");
   bool same =
       mirrors(dl, probeTy,
               {offsetof(sonde_probe_desc, kind), offsetof(sonde_probe_desc, reserved),
                offsetof(sonde_probe_desc, sequence), offsetof(sonde_probe_desc, period_ns),
                offsetof(sonde_probe_desc, randomize_ns), offsetof(sonde_probe_desc, pp),
-               offsetof(sonde_probe_desc, pn), offsetof(sonde_probe_desc, handler)},
+               offsetof(sonde_probe_desc, pn), offsetof(sonde_probe_desc, handler),
+               offsetof(sonde_probe_desc, process_path)},
               sizeof(sonde_probe_desc)) &&
+      mirrors(dl, siteTy,
+              {offsetof(sonde_marker_site, binary), offsetof(sonde_marker_site, provider),
+               offsetof(sonde_marker_site, name), offsetof(sonde_marker_site, pc),
+               offsetof(sonde_marker_site, semaphore), offsetof(sonde_marker_site, nop_size),
+               offsetof(sonde_marker_site, probe_index), offsetof(sonde_marker_site, load_bias)},
+              sizeof(sonde_marker_site)) &&
       mirrors(dl, locTy,
               {offsetof(sonde_location, kind), offsetof(sonde_location, text),
                offsetof(sonde_location, file), offsetof(sonde_location, line),
@@ -112,7 +140,9 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                offsetof(sonde_module_desc, location_count), offsetof(sonde_module_desc, locations),
                offsetof(sonde_module_desc, display_count), offsetof(sonde_module_desc, display),
                offsetof(sonde_module_desc, max_action), offsetof(sonde_module_desc, max_nesting),
-               offsetof(sonde_module_desc, init_globals)},
+               offsetof(sonde_module_desc, init_globals),
+               offsetof(sonde_module_desc, marker_site_count), offsetof(sonde_module_desc, reserved),
+               offsetof(sonde_module_desc, marker_sites)},
               sizeof(sonde_module_desc));
   if (!same) {
     *error = "internal error: the module descriptor does not match runtime/session/ModuleAbi.h";
@@ -122,13 +152,37 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   auto str = [&](const std::string &s) { return b.target().stringConstant(b, s); };
   auto u32 = [&](uint64_t v) { return llvm::ConstantInt::get(i32, v); };
   auto s64 = [&](int64_t v) { return llvm::ConstantInt::getSigned(i64, v); };
+  auto optionalStr = [&](const std::string &s) -> llvm::Constant * {
+    return s.empty() ? llvm::ConstantPointerNull::get(b.ptrTy()) : str(s);
+  };
 
   std::vector<llvm::Constant *> probes;
   for (size_t i = 0; i < facts.probes().size(); ++i) {
     const ProbeInfo &p = facts.probes()[i].info;
     probes.push_back(llvm::ConstantStruct::get(probeTy, {u32(p.kind), u32(0), s64(p.sequence),
                                                          s64(p.periodNs), s64(p.randomizeNs),
-                                                         str(p.pp), str(p.pn), handlers[i]}));
+                                                         str(p.pp), str(p.pn), handlers[i],
+                                                         optionalStr(p.processPath)}));
+  }
+  std::vector<llvm::Constant *> sites;
+  for (size_t i = 0; i < facts.probes().size(); ++i) {
+    const EmittedProbe &p = facts.probes()[i];
+    if (!p.probe->markerSite)
+      continue;
+    const probes::marker::CatalogSite &s = *p.probe->markerSite;
+    uint32_t nop = s.site.nop == probes::marker::SiteNop::FiveByte ? 5 : 1;
+    sites.push_back(llvm::ConstantStruct::get(
+        siteTy, {str(s.binary), str(s.site.provider), str(s.site.name),
+                 llvm::ConstantInt::get(i64, s.site.pc),
+                 llvm::ConstantInt::get(i64, s.site.semaphore), u32(nop), u32(i),
+                 llvm::ConstantInt::get(i64, 0)}));
+  }
+  llvm::Constant *siteTable = llvm::ConstantPointerNull::get(b.ptrTy());
+  if (!sites.empty()) {
+    llvm::GlobalVariable *table = markerSiteTable(m, facts);
+    table->setInitializer(llvm::ConstantArray::get(
+        llvm::cast<llvm::ArrayType>(table->getValueType()), sites));
+    siteTable = table;
   }
   std::vector<llvm::Constant *> locations;
   for (const Location &l : locations_)
@@ -155,7 +209,7 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                  tableOf(m, ptr, formats, "sonde.formats"), u32(locations.size()),
                  tableOf(m, locTy, locations, "sonde.locations"), u32(display.size()),
                  tableOf(m, displayTy, display, "sonde.display"), s64(opts.limits.max_action),
-                 s64(facts.maxNesting()), init});
+                 s64(facts.maxNesting()), init, u32(sites.size()), u32(0), siteTable});
   auto *symbol = new llvm::GlobalVariable(m, moduleTy, true, llvm::GlobalValue::ExternalLinkage,
                                           desc, SONDE_MODULE_SYMBOL);
   symbol->setVisibility(llvm::GlobalValue::DefaultVisibility);

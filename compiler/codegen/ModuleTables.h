@@ -15,6 +15,7 @@
 
 namespace llvm {
 class Function;
+class GlobalVariable;
 class Module;
 } // namespace llvm
 
@@ -28,6 +29,10 @@ public:
   uint32_t location(const Token &tok);
   // Index of a printf format in the format table (each text once).
   uint32_t format(const std::string &text);
+
+  // The writable marker site table (runtime/session/ModuleAbi.h), one row per
+  // marker probe of `facts`; created on first use, filled by emitDescriptor.
+  llvm::GlobalVariable *markerSiteTable(llvm::Module &m, const ScriptFacts &facts);
 
   // Emits the tables and the exported `sonde_module` descriptor. `handlers[i]`
   // runs facts.probes()[i]; `initGlobals` may be null. Returns false (message in
@@ -45,6 +50,7 @@ private:
 
   std::vector<Location> locations_;
   std::map<LocationKey, uint32_t> locationIndex_;
+  llvm::GlobalVariable *markerSites_ = nullptr;
   std::vector<std::string> formats_;
   std::map<std::string, uint32_t> formatIndex_;
 };

@@ -1,6 +1,7 @@
 #include "codegen/ProbeTable.h"
 
 #include "probes/ProbeFamilies.h"
+#include "probes/marker/MarkerCatalog.h"
 #include "runtime/session/ModuleAbi.h"
 
 #include <string_view>
@@ -77,11 +78,36 @@ ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &op
   case ProbeKind::Marker:
     info.kind = SONDE_PROBE_MARKER;
     info.hasContext = true;
+    if (!probe.markerSite || probe.markerSite->site.nop == probes::marker::SiteNop::None) {
+      info.disposition = ProbeInfo::Disposition::Unsupported;
+      info.problem = probe.markerSite ? "marker " + probe.markerSite->site.provider + ":" +
+                                            probe.markerSite->site.name + " in " +
+                                            probe.markerSite->binary +
+                                            " is not on a NOP sonde can patch or trap"
+                                      : "marker probe without a resolved site";
+    }
     break;
-  case ProbeKind::ProcessBegin: info.kind = SONDE_PROBE_PROCESS_BEGIN; break;
-  case ProbeKind::ProcessEnd: info.kind = SONDE_PROBE_PROCESS_END; break;
-  case ProbeKind::ThreadBegin: info.kind = SONDE_PROBE_THREAD_BEGIN; break;
-  case ProbeKind::ThreadEnd: info.kind = SONDE_PROBE_THREAD_END; break;
+  case ProbeKind::ProcessBegin:
+  case ProbeKind::ProcessEnd:
+  case ProbeKind::ThreadBegin:
+  case ProbeKind::ThreadEnd:
+    info.kind = family->kind == ProbeKind::ProcessBegin ? SONDE_PROBE_PROCESS_BEGIN
+                : family->kind == ProbeKind::ProcessEnd ? SONDE_PROBE_PROCESS_END
+                : family->kind == ProbeKind::ThreadBegin ? SONDE_PROBE_THREAD_BEGIN
+                                                         : SONDE_PROBE_THREAD_END;
+    if (auto *path = dynamic_cast<const ast::StringLit *>(point.components[0].arg.get())) {
+      std::string error;
+      if (auto exe = probes::marker::MarkerCatalog::resolveExecutable(path->value, error)) {
+        info.processPath = *exe;
+      } else {
+        info.disposition = ProbeInfo::Disposition::Unsupported;
+        info.problem = error;
+      }
+    } else if (point.components[0].arg) {
+      info.disposition = ProbeInfo::Disposition::Unsupported;
+      info.problem = "process(PID) probes are not supported: name the executable";
+    }
+    break;
   case ProbeKind::KernelTrace:
     info.disposition = ProbeInfo::Disposition::Unsupported;
     info.problem = "kernel tracepoint probes need the BPF back end, which this build does not "

@@ -24,6 +24,8 @@ struct ProbeInfo {
   int64_t sequence = 0;
   int64_t periodNs = 0, randomizeNs = 0;
   std::string pp, pn;
+  // process("PATH") lifecycle probes: the executable they are limited to.
+  std::string processPath;
   // begin/end/error run in the session state the runtime chooses; every other
   // handler returns at once unless the session is running.
   bool checksSessionRunning = true;

@@ -317,4 +317,22 @@ std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
   return facts;
 }
 
+uint32_t ScriptFacts::markerSiteIndex(const EmittedProbe &p) const {
+  uint32_t index = 0;
+  for (const EmittedProbe &q : probes_) {
+    if (&q == &p)
+      return index;
+    if (q.probe->markerSite)
+      ++index;
+  }
+  return index;
+}
+
+uint32_t ScriptFacts::markerSiteCount() const {
+  uint32_t n = 0;
+  for (const EmittedProbe &q : probes_)
+    n += q.probe->markerSite ? 1 : 0;
+  return n;
+}
+
 } // namespace sonde::codegen

@@ -54,6 +54,9 @@ public:
     return it == slots_.end() ? nullptr : &it->second;
   }
   const std::vector<EmittedProbe> &probes() const { return probes_; }
+  // Marker probes in probe order: the row of `p` in the module's site table.
+  uint32_t markerSiteIndex(const EmittedProbe &p) const;
+  uint32_t markerSiteCount() const;
   // Functions the emitted probes can reach, in declaration order.
   const std::vector<const ast::FunctionDecl *> &functions() const { return functions_; }
   // Whether `next` appears in the function's own body (it then reports it to its caller).

@@ -204,7 +204,7 @@ unsigned suggestionScore(const std::string &a, const std::string &b) {
 }
 
 std::string similarNames(const std::string &name, const std::vector<std::string> &candidates,
-                         size_t max) {
+                         size_t max, unsigned threshold) {
   // stap's levenshtein_suggest as elaborate.cxx calls it: no score threshold,
   // the best `max` names by score, ties in byte order (stap walks a std::set).
   std::set<std::string> unique(candidates.begin(), candidates.end());
@@ -213,7 +213,8 @@ std::string similarNames(const std::string &name, const std::vector<std::string>
   std::vector<std::pair<unsigned, std::string>> scored;
   scored.reserve(unique.size());
   for (const auto &c : unique)
-    scored.emplace_back(suggestionScore(name, c), c);
+    if (unsigned score = suggestionScore(name, c); threshold == 0 || score <= threshold)
+      scored.emplace_back(score, c);
   std::sort(scored.begin(), scored.end()); // by score, then name
   std::string s;
   for (size_t i = 0; i < scored.size() && i < max; ++i)

@@ -72,7 +72,8 @@ private:
 unsigned suggestionScore(const std::string &a, const std::string &b);
 // The `max` candidates closest to `name` (never `name` itself), closest first,
 // as "a, b, c" — stap's "(similar: ...)" list.
+// With a non-zero threshold, only names scoring at most that (stap's marker hints).
 std::string similarNames(const std::string &name, const std::vector<std::string> &candidates,
-                         size_t max = 5);
+                         size_t max = 5, unsigned threshold = 0);
 
 } // namespace sonde

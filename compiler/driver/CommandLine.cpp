@@ -43,6 +43,7 @@ Script and passes:
 
 Targets:
   -c CMD             start CMD with the probes attached; stop when it exits
+  --target-status    exit with the -c command's exit status (128+N after signal N)
   -x PID             set target() to PID and probe that process
   -T SECS            exit after SECS seconds
   -l PROBEPOINT      list matching probe points
@@ -245,6 +246,7 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
       {"version", [&] { cl.showVersion = true; }},
       {"skip-badvars", [&] { cl.skipBadvars = true; }},
       {"no-global-var-display", [&] { cl.noGlobalVarDisplay = true; }},
+      {"target-status", [&] { cl.targetStatus = true; }},
       {"suppress-handler-errors", [&] { cl.suppressHandlerErrors = true; }},
       {"suppress-time-limits", [&] { cl.suppressTimeLimits = true; }},
   };

@@ -29,6 +29,7 @@ struct CommandLine {
   bool suppressHandlerErrors = false;
   bool suppressTimeLimits = false;
   bool noGlobalVarDisplay = false;
+  bool targetStatus = false; // --target-status
   std::string compatible = "5.5";
 
   std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE

@@ -3,6 +3,7 @@
 #include "codegen/Codegen.h"
 #include "driver/Frontend.h"
 #include "driver/HostInfo.h"
+#include "driver/ProbeListing.h"
 #include "print/ScriptPrinter.h"
 #include "runtime/session/Session.h"
 
@@ -45,6 +46,7 @@ FrontendOptions frontendOptions(const CommandLine &cl) {
   o.parse.kernelConfig = &hostKernelConfig;
   o.sema.unoptimized = cl.unoptimized;
   o.sema.skipBadvars = cl.skipBadvars;
+  o.sema.targetCommand = cl.command.value_or("");
   o.includeDirs = cl.includeDirs;
   return o;
 }
@@ -95,10 +97,26 @@ std::optional<std::string> runPass4(Frontend &fe, codegen::GeneratedModule &modu
   return path;
 }
 
+// The in-target agent: $SONDE_AGENT, else beside the sonde executable (build
+// tree), else where `cmake --install` puts it.
+std::optional<std::string> agentLibraryPath() {
+  if (const char *env = std::getenv("SONDE_AGENT"); env && *env)
+    return access(env, R_OK) == 0 ? std::optional<std::string>(env) : std::nullopt;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0)
+    return std::nullopt;
+  std::string dir(self, static_cast<size_t>(n));
+  dir.erase(dir.rfind('/'));
+  for (const std::string &candidate :
+       {dir + "/libsonde-agent.so", std::string(SONDE_AGENT_INSTALL_PATH)})
+    if (access(candidate.c_str(), R_OK) == 0)
+      return candidate;
+  return std::nullopt;
+}
+
 // Run options whose machinery is not in this build yet: named instead of ignored.
 const char *unavailableRunOption(const CommandLine &cl) {
-  if (cl.command)
-    return "-c (running a command with its markers attached)";
   if (cl.transport != "text")
     return "--transport=relay/netlink";
   if (cl.mode != "block")
@@ -128,6 +146,18 @@ int runPass5(const std::string &modulePath, const CommandLine &cl, std::ostream 
   o.outputFile = cl.outputFile;
   o.displayGlobals = !cl.noGlobalVarDisplay;
   o.globals = cl.globals;
+  o.verbose = cl.verbosity > 0;
+  o.targetExitStatus = cl.targetStatus;
+  if (cl.command) {
+    std::optional<std::string> agent = agentLibraryPath();
+    if (!agent) {
+      err << "sonde: -c: cannot find the agent library libsonde-agent.so next to sonde or in "
+          << SONDE_AGENT_INSTALL_PATH << " (set SONDE_AGENT to its path)\n";
+      return 1;
+    }
+    o.targetCommand = cl.command;
+    o.agentPath = *agent;
+  }
   return session::runSession(modulePath, o, err);
 }
 
@@ -142,11 +172,9 @@ int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
     out << "Sonde " << SONDE_VERSION << " (SystemTap 5.5 language)\n";
     return 0;
   }
-  if (cl.listPattern) {
-    err << "sonde: -l/-L: this build cannot list probe points yet: marker and tracepoint "
-           "discovery are not part of it\n";
-    return 1;
-  }
+  if (cl.listPattern)
+    return listProbePoints({*cl.listPattern, cl.listVariables, cl.command.value_or("")},
+                           frontendOptions(cl), out, err);
 
   Frontend fe(err, frontendOptions(cl));
   fe.diags().setSuppressWarnings(cl.suppressWarnings);

@@ -1,5 +1,7 @@
 #include "sema/AliasExpander.h"
 
+#include "sema/MarkerResolver.h"
+
 #include "ast/Clone.h"
 
 #include <algorithm>
@@ -105,8 +107,9 @@ std::string where(const Token &tok) {
 } // namespace
 
 AliasExpander::AliasExpander(ast::Script &script, const ProbeMatchTree &tree, SymbolTable &table,
-                             SemaDiagnostics &diags)
-    : script_(script), tree_(tree), table_(table), diags_(diags) {}
+                             SemaDiagnostics &diags, std::string targetCommand)
+    : script_(script), tree_(tree), table_(table), diags_(diags),
+      targetCommand_(std::move(targetCommand)) {}
 
 AliasExpander::~AliasExpander() = default;
 
@@ -315,7 +318,27 @@ void AliasExpander::build(const MatchEnd &end, const Location &loc, const Deriva
     if (!err.empty())
       throw DeriveError{SemaDiagnostics::note(err)};
   }
+  if (end.family->kind == probes::ProbeKind::Marker) {
+    emitMarkers(loc, d);
+    return;
+  }
   emit(loc, d);
+}
+
+// One derived probe per marker site, each on its own concrete point.
+void AliasExpander::emitMarkers(const Location &loc, const Derivation &d) {
+  std::string error;
+  std::vector<ResolvedMarker> sites = resolveMarkers(*loc.point, targetCommand_, error);
+  if (!error.empty())
+    throw DeriveError{SemaDiagnostics::note(error)};
+  for (ResolvedMarker &m : sites) {
+    Location concrete = loc.copy();
+    concrete.point = std::move(m.point);
+    concrete.point->optional = loc.point->optional;
+    concrete.point->sufficient = loc.point->sufficient;
+    emit(concrete, d);
+    script_.derived.back()->markerSite = std::move(m.site);
+  }
 }
 
 void AliasExpander::expandAlias(const ast::AliasDecl &alias, const Location &loc,

@@ -19,7 +19,7 @@ namespace sonde::sema {
 class AliasExpander {
 public:
   AliasExpander(ast::Script &script, const ProbeMatchTree &tree, SymbolTable &table,
-                SemaDiagnostics &diags);
+                SemaDiagnostics &diags, std::string targetCommand = "");
   ~AliasExpander();
 
   // Appends the derived probes of `probe` to Script::derived and returns them.
@@ -42,6 +42,7 @@ private:
   void expandAlias(const ast::AliasDecl &alias, const Location &loc, const Derivation &d,
                    const std::vector<const ast::ProbePointComponent *> &suffix);
   void emit(const Location &loc, const Derivation &d);
+  void emitMarkers(const Location &loc, const Derivation &d);
   std::unique_ptr<ast::Block> composeBody(const Derivation &d) const;
   bool usesProbewrite(const ast::Block *b);
 
@@ -49,6 +50,7 @@ private:
   const ProbeMatchTree &tree_;
   SymbolTable &table_;
   SemaDiagnostics &diags_;
+  std::string targetCommand_; // -c: the program a bare `process` names
   std::unordered_map<const ast::Block *, bool> probewriteCache_;
 };
 

@@ -77,7 +77,7 @@ bool elaborate(ast::Script &script, DiagnosticEngine &engine, const SemaOptions 
   for (const ast::ProbePoint *bad : tree.addAliases(script))
     diags.error("invalid use of wildcard probe point component", bad->tok);
 
-  sema::AliasExpander expander(script, tree, table, diags);
+  sema::AliasExpander expander(script, tree, table, diags, opts.targetCommand);
   sema::SymbolResolver resolver(table, diags, opts);
   resolveReachable(script, expander, resolver, table, opts);
   for (const auto &g : script.globals)

@@ -5,11 +5,14 @@
 #include "ast/Ast.h"
 #include "diag/Diagnostics.h"
 
+#include <string>
+
 namespace sonde {
 
 struct SemaOptions {
   bool unoptimized = false; // -u: keep unused functions and globals
   bool skipBadvars = false; // --skip-badvars
+  std::string targetCommand; // -c CMD: a bare `process` probes its program
 };
 
 // Returns false if any semantic error was reported.

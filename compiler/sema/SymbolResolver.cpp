@@ -3,6 +3,7 @@
 #include "probes/ProbeFamilies.h"
 #include "sema/Builtins.h"
 
+#include <optional>
 #include <unordered_map>
 
 namespace sonde::sema {
@@ -29,6 +30,7 @@ public:
   }
 
   bool modifies = false; // a condition that writes something is an error
+  void setMarkerSite(const probes::marker::CatalogSite *site) { site_ = site; }
 
   void visit(ast::Symbol &s) override { resolveScalar(s, true, false); }
 
@@ -90,6 +92,22 @@ public:
     ++definedDepth_;
     walk(n.operand);
     --definedDepth_;
+  }
+
+  // stap folds @defined in pass 2 and drops the branch it rules out, so
+  // `@defined($arg9) ? $arg9 : 0` is fine at a marker with fewer arguments.
+  void visit(ast::TernaryExpr &n) override {
+    std::optional<bool> known = staticCondition(*n.cond);
+    walk(n.cond);
+    walkBranch(n.thenExpr, known && !*known);
+    walkBranch(n.elseExpr, known && *known);
+  }
+
+  void visit(ast::IfStmt &n) override {
+    std::optional<bool> known = staticCondition(*n.cond);
+    walk(n.cond);
+    walkBranch(n.thenStmt, known && !*known);
+    walkBranch(n.elseStmt, known && *known);
   }
 
   void visit(ast::ProbewriteOp &n) override {
@@ -331,18 +349,67 @@ private:
     e.accept(*this);
   }
 
+  template <class T> void walkBranch(const std::unique_ptr<T> &n, bool dead) {
+    deadDepth_ += dead ? 1 : 0;
+    walk(n);
+    deadDepth_ -= dead ? 1 : 0;
+  }
+
+  // The value of a condition made of @defined(...) on context variables, !, && and
+  // ||, when pass 2 can tell it.
+  std::optional<bool> staticCondition(ast::Expr &e) {
+    if (auto *d = dynamic_cast<ast::DefinedOp *>(&e)) {
+      struct Probe : ast::RecursiveVisitor {
+        using RecursiveVisitor::visit;
+        SymbolResolver::Visitor *self;
+        bool context = false, found = true;
+        void visit(ast::TargetSymbol &t) override {
+          context = true;
+          found = found && probes::contextVariable(self->family_, self->point_, self->site_, t).found;
+        }
+        void visit(ast::CastOp &) override { context = true, found = false; }
+        void visit(ast::AtVar &) override { context = true, found = false; }
+      } probe;
+      probe.self = this;
+      if (d->operand)
+        d->operand->accept(probe);
+      if (!probe.context)
+        return std::nullopt;
+      return probe.found;
+    }
+    if (auto *u = dynamic_cast<ast::UnaryExpr *>(&e); u && u->op == ast::UnaryOp::Not) {
+      std::optional<bool> v = staticCondition(*u->operand);
+      return v ? std::optional<bool>(!*v) : std::nullopt;
+    }
+    if (auto *l = dynamic_cast<ast::LogicalExpr *>(&e)) {
+      std::optional<bool> a = staticCondition(*l->lhs), b = staticCondition(*l->rhs);
+      bool isAnd = l->op == ast::LogicalOp::And;
+      if ((a && *a != isAnd) || (b && *b != isAnd))
+        return !isAnd; // false && x, true || x
+      if (a && b)
+        return isAnd;
+    }
+    return std::nullopt;
+  }
+
   // Types a `$` variable through its probe family; false if it does not exist.
   bool resolveTarget(ast::TargetSymbol &t) {
-    probes::ContextVariable cv = probes::contextVariable(family_, point_, t);
+    probes::ContextVariable cv = probes::contextVariable(family_, point_, site_, t);
     if (cv.found) {
       t.type = t.addressOf ? ast::Type::Long : cv.type;
+      t.resolved = true;
       return true;
     }
-    // --skip-badvars reads unknown variables as 0; @defined() just asks.
+    // --skip-badvars reads unknown variables as 0; @defined() just asks; a
+    // branch @defined rules out is never compiled.
     t.type = ast::Type::Long;
-    if (definedDepth_ > 0)
+    if (deadDepth_ > 0)
+      t.inDeadBranch = true;
+    if (definedDepth_ > 0 || deadDepth_ > 0)
       return false;
-    if (r_.opts_.skipBadvars)
+    if (!cv.error.empty() && !r_.opts_.skipBadvars)
+      r_.diags_.error(cv.error, t.tok);
+    else if (r_.opts_.skipBadvars)
       r_.diags_.warning("Bad $context variable being substituted with literal 0", t.tok);
     else
       r_.diags_.error("unresolved target-symbol expression", t.tok);
@@ -386,9 +453,11 @@ private:
   ast::FunctionDecl *fn_;
   const probes::ProbeFamily *family_;
   const ast::ProbePoint *point_;
+  const probes::marker::CatalogSite *site_ = nullptr;
   std::unordered_map<std::string, ast::LocalVar *> byName_;
   int loopDepth_ = 0;
   int definedDepth_ = 0;
+  int deadDepth_ = 0; // inside a branch a @defined condition rules out
 };
 
 SymbolResolver::SymbolResolver(SymbolTable &table, SemaDiagnostics &diags, const SemaOptions &opts)
@@ -398,10 +467,12 @@ void SymbolResolver::resolveProbe(ast::DerivedProbe &probe) {
   const probes::ProbeFamily *family = probe.point ? probes::familyOf(*probe.point) : nullptr;
   if (probe.body) {
     Visitor v(*this, &probe.locals, nullptr, family, probe.point.get());
+    v.setMarkerSite(probe.markerSite.get());
     probe.body->accept(v);
   }
   if (probe.condition) {
     Visitor v(*this, nullptr, nullptr, family, probe.point.get());
+    v.setMarkerSite(probe.markerSite.get());
     probe.condition->accept(v);
     if (v.modifies)
       diags_.error("probe condition must not modify any variables", probe.condition->tok);

@@ -7,8 +7,11 @@
  * "stapsdt") and the .stapsdt.base section in the same layout as <sys/sdt.h>, so
  * readelf, gdb, bpftrace and stap see the markers. The probe site differs: it is
  * the 5-byte NOP `nopl 0(%rax,%rax,1)`, which Sonde's agent patches into a
- * `call rel32` instead of trapping. The bytes are spelled out because GNU as
- * would pick the 4-byte encoding of the same instruction.
+ * `jmp rel32` to a per-site stub instead of trapping. Not a `call`: it would
+ * push its return address into the 128-byte red zone below %rsp, where
+ * optimized code often keeps marker arguments (`8@-8(%rsp)`); the stub first
+ * steps over the red zone. The bytes are spelled out because GNU as would pick
+ * the 4-byte encoding of the same instruction.
  *
  * Every (provider, name) pair gets a 16-bit semaphore in the .probes section,
  * shared by all its sites in one executable or shared library; tools increment it

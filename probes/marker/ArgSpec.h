@@ -22,6 +22,7 @@ struct RegisterOperand {
 struct ImmediateOperand {
   int64_t value = 0;
   std::string symbol;
+  std::optional<uint64_t> symbolAddress; // link-time address of `symbol`, once resolved
 };
 
 // The value is in memory at symbol + displacement + base + index * scale. With
@@ -33,6 +34,7 @@ struct MemoryOperand {
   uint8_t scale = 1;
   int64_t displacement = 0;
   std::string symbol;
+  std::optional<uint64_t> symbolAddress; // link-time address of `symbol`, once resolved
   bool ripRelative = false;
 };
 

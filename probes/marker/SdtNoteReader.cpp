@@ -1,15 +1,14 @@
 #include "probes/marker/SdtNoteReader.h"
 
 #include "probes/marker/ArgSpecParser.h"
+#include "probes/marker/ElfFile.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <memory>
 #include <string_view>
-#include <unistd.h>
 
 namespace sonde::probes::marker {
 namespace {
@@ -17,24 +16,6 @@ namespace {
 constexpr std::string_view kNoteOwner = "stapsdt";
 constexpr uint32_t kNoteType = 3; // NT_STAPSDT
 constexpr unsigned char kFiveByteNop[] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-
-class ElfHandle {
-public:
-  ElfHandle(int fd, Elf *elf) : fd_(fd), elf_(elf) {}
-  ElfHandle(const ElfHandle &) = delete;
-  ElfHandle &operator=(const ElfHandle &) = delete;
-  ~ElfHandle() {
-    if (elf_)
-      elf_end(elf_);
-    if (fd_ >= 0)
-      close(fd_);
-  }
-  Elf *get() const { return elf_; }
-
-private:
-  int fd_;
-  Elf *elf_;
-};
 
 // Reads the note's address fields in the file's own width and byte order.
 uint64_t readAddress(const unsigned char *p, size_t width, bool bigEndian) {
@@ -125,28 +106,21 @@ std::optional<std::vector<MarkerSite>> SdtNoteReader::read(const std::string &pa
     error = path + ": " + why;
     return std::nullopt;
   };
-  if (elf_version(EV_CURRENT) == EV_NONE)
-    return fail(std::string("libelf is unusable: ") + elf_errmsg(-1));
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return fail(std::strerror(errno));
-  ElfHandle elf(fd, elf_begin(fd, ELF_C_READ_MMAP, nullptr));
-  if (elf.get() == nullptr)
-    return fail(std::string("cannot read as ELF: ") + elf_errmsg(-1));
-  if (elf_kind(elf.get()) != ELF_K_ELF)
-    return fail("not an ELF file");
-  int elfClass = gelf_getclass(elf.get());
-  const char *ident = elf_getident(elf.get(), nullptr);
+  std::unique_ptr<ElfFile> elf = ElfFile::open(path, error);
+  if (!elf)
+    return std::nullopt;
+  int elfClass = gelf_getclass(elf->get());
+  const char *ident = elf_getident(elf->get(), nullptr);
   size_t shstrndx = 0;
-  if (elfClass == ELFCLASSNONE || ident == nullptr || elf_getshdrstrndx(elf.get(), &shstrndx) != 0)
+  if (elfClass == ELFCLASSNONE || ident == nullptr || elf_getshdrstrndx(elf->get(), &shstrndx) != 0)
     return fail(std::string("malformed ELF header: ") + elf_errmsg(-1));
   size_t width = elfClass == ELFCLASS64 ? 8 : 4;
   bool bigEndian = ident[EI_DATA] == ELFDATA2MSB;
-  std::optional<uint64_t> actualBase = stapsdtBaseAddress(elf.get(), shstrndx);
+  std::optional<uint64_t> actualBase = stapsdtBaseAddress(elf->get(), shstrndx);
 
   std::vector<MarkerSite> sites;
   Elf_Scn *scn = nullptr;
-  while ((scn = elf_nextscn(elf.get(), scn)) != nullptr) {
+  while ((scn = elf_nextscn(elf->get(), scn)) != nullptr) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_NOTE)
       continue;
@@ -177,7 +151,7 @@ std::optional<std::vector<MarkerSite>> SdtNoteReader::read(const std::string &pa
       if (std::optional<std::vector<ArgSpec>> args =
               ArgSpecParser::parseList(site->rawArgs, site->argError))
         site->args = std::move(*args);
-      site->nop = nopAt(elf.get(), site->pc);
+      site->nop = nopAt(elf->get(), site->pc);
       sites.push_back(std::move(*site));
     }
   }

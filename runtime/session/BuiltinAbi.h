@@ -116,6 +116,41 @@ void sonde_fn_ansi_set_color_3(sonde_context *ctx, int64_t fg, int64_t bg, int64
                                uint32_t loc);
 void sonde_fn_ansi_cursor_move_2(sonde_context *ctx, int64_t x, int64_t y, uint32_t loc);
 
+/* ---- the probed process's memory (BuiltinsUserMemory.cpp), as uconversions.stp ----
+ * Read with process_vm_readv on this process: a bad address is an error (or the
+ * err_msg / 0 / "0x..." fallback the function defines), never a fault. */
+void sonde_fn_user_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_user_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,
+                            uint32_t loc);
+void sonde_fn_user_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64_t n, uint32_t loc);
+void sonde_fn_user_string_n_3(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                              const char *err_msg, uint32_t loc);
+void sonde_fn_user_string_warn_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_user_string_warn_2(sonde_context *ctx, char *out, int64_t addr, const char *warn_msg,
+                                 uint32_t loc);
+void sonde_fn_user_string_quoted_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_user_string_n_quoted_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                                     uint32_t loc);
+/* user_TYPE(addr): 0 on a fault; user_TYPE_error(addr): raises "read fault". */
+#define SONDE_USER_READ(type)                                                                      \
+  int64_t sonde_fn_user_##type##_1(sonde_context *ctx, int64_t addr, uint32_t loc);                \
+  int64_t sonde_fn_user_##type##_error_1(sonde_context *ctx, int64_t addr, uint32_t loc);
+SONDE_USER_READ(char)
+SONDE_USER_READ(short)
+SONDE_USER_READ(ushort)
+SONDE_USER_READ(int)
+SONDE_USER_READ(long)
+SONDE_USER_READ(ulong)
+SONDE_USER_READ(int8)
+SONDE_USER_READ(uint8)
+SONDE_USER_READ(int16)
+SONDE_USER_READ(uint16)
+SONDE_USER_READ(int32)
+SONDE_USER_READ(uint32)
+SONDE_USER_READ(int64)
+SONDE_USER_READ(uint64)
+#undef SONDE_USER_READ
+
 /* ---- control ---- */
 /* abort(): ends the handler at once (uncatchable, unreported) and stops the session. */
 void sonde_fn_abort_0(sonde_context *ctx, uint32_t loc);

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define SONDE_MODULE_ABI_VERSION 1u
+#define SONDE_MODULE_ABI_VERSION 2u
 #define SONDE_MODULE_SYMBOL "sonde_module"
 
 /* What kind of event runs a probe. */
@@ -45,7 +45,29 @@ typedef struct sonde_probe_desc {
   const char *pp;       /* pp(): the concrete probe point */
   const char *pn;       /* pn(): the point as the script spelled it */
   sonde_handler_fn handler;
+  /* process("PATH").begin/end/thread.begin/thread.end: the absolute path of the
+   * executable they are limited to; NULL for any process of the session. */
+  const char *process_path;
 } sonde_probe_desc;
+
+/* One marker site a probe was compiled for (process(...).mark(...)). The agent
+ * finds `binary` among the objects the target has loaded (also later, through
+ * dlopen), checks the NOP at `pc`, and attaches the site's probe there.
+ * Handlers run with ctx->probe_data pointing at a sonde_marker_frame
+ * (runtime/session/MarkerAbi.h). */
+typedef struct sonde_marker_site {
+  const char *binary;   /* absolute path of the ELF object holding the marker */
+  const char *provider;
+  const char *name;
+  uint64_t pc;          /* link-time address of the marker's NOP */
+  uint64_t semaphore;   /* link-time address of its unsigned short semaphore; 0: none */
+  uint32_t nop_size;    /* 5: sonde/sdt.h NOP (patched jump); 1: sys/sdt.h NOP (trap) */
+  uint32_t probe_index; /* the probe that runs here (sonde_module_desc::probes) */
+  /* Written by the agent before it enables the site: runtime address minus
+   * link-time address of `binary`. Generated code adds it to the link-time
+   * addresses of symbols an argument names ("8@counter(%rip)"). */
+  uint64_t load_bias;
+} sonde_marker_site;
 
 /* A source token named by runtime errors: "operator '/' at app.probe:9:22". */
 typedef struct sonde_location {
@@ -92,6 +114,11 @@ typedef struct sonde_module_desc {
    * the segment and before any begin probe; an agent attaching to an existing
    * segment never calls it. Takes no locks. NULL when no global has a value. */
   sonde_handler_fn init_globals;
+
+  /* Marker sites, in probe order; writable (load_bias). */
+  uint32_t marker_site_count;
+  uint32_t reserved;
+  sonde_marker_site *marker_sites;
 } sonde_module_desc;
 
 #ifdef __cplusplus

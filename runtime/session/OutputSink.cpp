@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <unistd.h>
 
 namespace sonde::session {
@@ -18,6 +19,11 @@ void OutputSink::write(const char *data, size_t size) {
     data += n;
     size -= static_cast<size_t>(n);
   }
+}
+
+void OutputSink::resetAfterFork() {
+  mutex_.~mutex();
+  new (&mutex_) std::mutex();
 }
 
 char *OutputBuffer::reserve(size_t n, OutputSink &sink) {

@@ -15,6 +15,8 @@ public:
   // rather than stopping the session, as stap's consumer does.
   void write(const char *data, size_t size);
   int fd() const { return fd_; }
+  // In a fork child: another thread of the parent may have held the lock.
+  void resetAfterFork();
 
 private:
   int fd_;

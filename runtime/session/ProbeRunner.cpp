@@ -10,8 +10,8 @@ void reportError(Runtime &rt, const sonde_context &ctx) {
   const LoadedModule &m = *rt.module;
   const std::string &near = m.locationText(ctx.error_location);
   char line[2048];
-  size_t n = sonde_error_line(ctx.error_message, near.empty() ? nullptr : near.c_str(), nullptr,
-                              0, m.probe(ctx.probe_index).pp, line, sizeof line);
+  size_t n = sonde_error_line(ctx.error_message, near.empty() ? nullptr : near.c_str(), nullptr, 0,
+                              m.probe(ctx.probe_index).pp, line, sizeof line);
   writeError(rt, line, n);
   if (sonde_session_note_error(ctx.segment) && rt.wake)
     rt.wake();
@@ -19,25 +19,23 @@ void reportError(Runtime &rt, const sonde_context &ctx) {
 
 } // namespace
 
-namespace {
-
-// Calls `fn` with a fresh context attributed to probe `index`, then flushes
-// output and reports what it left in ctx->error.
-void runHandler(Runtime &rt, sonde_handler_fn fn, uint32_t index, int64_t actions) {
-  ThreadState &ts = rt.thread();
+void runHandler(Runtime &rt, ThreadState &ts, sonde_handler_fn fn, uint32_t index, int64_t actions,
+                const void *probeData, FlushPolicy flush) {
   sonde_context ctx{};
   ctx.segment = rt.segment->abi();
   ctx.actions_left = actions;
   ctx.probe_index = index;
   ctx.error_message = ts.errorMessage.data();
   ctx.error_message[0] = '\0';
+  ctx.probe_data = probeData;
   ctx.runtime = &rt;
   ctx.thread = &ts;
 
   fn(&ctx);
   // An error may have abandoned foreach loops before their end calls.
   sonde_scratch_release_all();
-  ts.output->flush(*rt.output);
+  if (flush == FlushPolicy::AfterHandler)
+    ts.output->flush(*rt.output);
   if (ctx.error == SONDE_CONTEXT_ABORTED) {
     sonde_session_request_exit(ctx.segment);
     if (rt.wake)
@@ -47,15 +45,15 @@ void runHandler(Runtime &rt, sonde_handler_fn fn, uint32_t index, int64_t action
   }
 }
 
-} // namespace
-
 void runProbe(Runtime &rt, uint32_t index, int64_t actions) {
-  runHandler(rt, rt.module->probe(index).handler, index, actions);
+  runHandler(rt, rt.thread(), rt.module->probe(index).handler, index, actions, nullptr,
+             FlushPolicy::AfterHandler);
 }
 
 void runGlobalInitializer(Runtime &rt) {
   if (sonde_handler_fn init = rt.module->desc().init_globals)
-    runHandler(rt, init, 0, rt.module->layout().limits().max_action_interruptible);
+    runHandler(rt, rt.thread(), init, 0, rt.module->layout().limits().max_action_interruptible,
+               nullptr, FlushPolicy::AfterHandler);
 }
 
 } // namespace sonde::session

@@ -10,13 +10,15 @@ ThreadState::ThreadState(uint32_t maxStringLen)
   tokenizer.text = tokenizeBuffer.data();
   tokenizer.capacity = maxStringLen;
   // Any non-zero seed works for xorshift; mix in the thread and the time.
-  randomState = (static_cast<uint64_t>(gettid()) * 0x9e3779b97f4a7c15ull ^
-                 static_cast<uint64_t>(
-                     std::chrono::steady_clock::now().time_since_epoch().count())) |
-                1;
+  randomState =
+      (static_cast<uint64_t>(gettid()) * 0x9e3779b97f4a7c15ull ^
+       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) |
+      1;
 }
 
 ThreadState &Runtime::thread() {
+  if (threadSource)
+    return threadSource(*this);
   thread_local std::unique_ptr<ThreadState> state;
   thread_local const Runtime *owner = nullptr;
   if (!state || owner != this) {

@@ -30,11 +30,15 @@ struct Runtime {
   const LoadedModule *module = nullptr;
   values::Segment *segment = nullptr;
   OutputSink *output = nullptr;
-  int errorFd = 2;      // warnings and runtime errors
-  int64_t target = 0;   // target(): the -c/-x pid, else 0
+  int errorFd = 2;         // warnings and runtime errors
+  int64_t target = 0;      // target(): the -c/-x pid, else 0
   int64_t consumerPid = 0; // stp_pid(): the sonde process
   // Called when a handler asks the session to stop (exit(), too many errors).
   std::function<void()> wake;
+  // Where thread() finds this thread's state when the host keeps its own registry
+  // (the in-target agent, which must flush threads' output at exit); null: a
+  // thread_local owned here.
+  ThreadState &(*threadSource)(Runtime &rt) = nullptr;
 
   uint32_t maxStringLen() const { return module->layout().limits().max_string_len; }
   // This thread's scratch for this runtime (created on first use).

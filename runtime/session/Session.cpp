@@ -2,6 +2,7 @@
 
 #include "runtime/session/GlobalDisplay.h"
 #include "runtime/session/ProbeRunner.h"
+#include "runtime/session/TargetProcess.h"
 #include "runtime/session/TimerScheduler.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace sonde::session {
@@ -69,8 +71,10 @@ bool applyGlobals(const SessionOptions &o, const LoadedModule &m, values::Segmen
   return true;
 }
 
-// Waits until a handler asks to stop, a signal arrives, or the -T timeout.
-void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> timeout) {
+// Waits until a handler asks to stop, a signal arrives, the -T timeout, or the
+// -c target exits.
+void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> timeout,
+                 TargetProcess *target) {
   int64_t deadlineMs = -1;
   auto now = [] {
     timespec ts;
@@ -89,13 +93,75 @@ void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> ti
         return;
       waitMs = static_cast<int>(std::min<int64_t>(left, waitMs));
     }
-    pollfd fds[2] = {{wakeFd, POLLIN, 0}, {signalFd, POLLIN, 0}};
-    if (poll(fds, 2, waitMs) > 0 && (fds[1].revents & POLLIN)) {
+    pollfd fds[4] = {{wakeFd, POLLIN, 0},
+                     {signalFd, POLLIN, 0},
+                     {target ? target->exitFd() : -1, POLLIN, 0},
+                     {target ? target->statusFd() : -1, POLLIN, 0}};
+    if (poll(fds, 4, waitMs) <= 0)
+      continue;
+    if (fds[1].revents & POLLIN) {
       signalfd_siginfo info;
       if (read(signalFd, &info, sizeof info) > 0)
         return;
     }
+    if (target && (fds[3].revents & (POLLIN | POLLHUP)))
+      target->takeAgentReports(rt.errorFd);
+    if (fds[2].revents & POLLIN)
+      return;
   }
+}
+
+// Ends tracing in the target (and its forked children): closing the control pipe
+// makes each agent restore its markers and flush; end probes wait for that, so
+// they see every count and print after every line the target produced.
+void detachTarget(Runtime &rt, TargetProcess &target) {
+  target.detachAgents();
+  timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    target.takeAgentReports(rt.errorFd);
+    if (sonde_session_agent_count(rt.segment->abi()) == 0)
+      return;
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec >= 5) {
+      const char text[] = "sonde: WARNING: a traced process did not detach within 5 s\n";
+      writeError(rt, text, sizeof text - 1);
+      return;
+    }
+    usleep(1000);
+  }
+}
+
+// The closing words on the -c target; returns the exit status --target-status asks for.
+int reportTarget(TargetProcess &target, const LoadedModule &module, const SessionOptions &o,
+                 std::ostream &err) {
+  target.takeAgentReports(STDERR_FILENO);
+  std::optional<int> status = target.exitStatus();
+  bool needsAgent = false;
+  for (uint32_t i = 0; i < module.desc().probe_count; ++i)
+    needsAgent = needsAgent || module.probe(i).kind >= SONDE_PROBE_MARKER;
+  // The agent reports before the target's main runs, so a normal exit without
+  // a report means it never loaded.
+  if (status && WIFEXITED(*status) && needsAgent && !target.agentReady())
+    err << "sonde: WARNING: target '" << *o.targetCommand
+        << "' never loaded the agent (statically linked, setuid, or not found?): no marker "
+           "probe ran\n";
+  if (!status) {
+    if (o.verbose)
+      err << "sonde: target pid " << target.pid() << " keeps running, detached\n";
+    return 0;
+  }
+  if (WIFSIGNALED(*status))
+    err << "sonde: WARNING: target '" << *o.targetCommand << "' (pid " << target.pid() << ") "
+        << describeWaitStatus(*status) << "\n";
+  else if (o.verbose)
+    err << "sonde: target '" << *o.targetCommand << "' (pid " << target.pid() << ") "
+        << describeWaitStatus(*status) << "\n";
+  err.flush();
+  if (!o.targetExitStatus)
+    return 0;
+  return WIFEXITED(*status) ? WEXITSTATUS(*status) : 128 + WTERMSIG(*status);
 }
 
 } // namespace
@@ -134,11 +200,35 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   int signalFd = signalfd(-1, &stopSignals, SFD_CLOEXEC);
   int wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 
+  // The agent runs handlers in processes sonde starts; it cannot enter a running one.
+  if (!options.targetCommand)
+    for (uint32_t i = 0; i < module->desc().probe_count; ++i)
+      if (module->probe(i).kind >= SONDE_PROBE_MARKER) {
+        err << "sonde: WARNING: " << module->probe(i).pp
+            << " runs only in a process started with -c CMD (and its forked children); "
+               "without -c it never fires\n";
+        break;
+      }
+
+  // The target exists (held before exec) before begin probes run, so target()
+  // works there, as with stap -c.
+  std::optional<TargetProcess> target;
+  if (options.targetCommand) {
+    TargetSpec spec{*options.targetCommand, options.agentPath, modulePath, segment->fd(), outFd,
+                    STDERR_FILENO};
+    std::optional<TargetProcess> spawned = TargetProcess::spawn(spec, &error);
+    if (!spawned) {
+      err << "sonde: " << error << "\n";
+      return 1;
+    }
+    target.emplace(std::move(*spawned));
+  }
+
   Runtime rt;
   rt.module = &*module;
   rt.segment = &*segment;
   rt.output = &sink;
-  rt.target = options.targetPid;
+  rt.target = target ? target->pid() : options.targetPid;
   rt.consumerPid = getpid();
   rt.wake = [wakeFd] {
     uint64_t one = 1;
@@ -147,8 +237,11 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
 
   // Script initializers first, then -G overrides, then begin probes.
   runGlobalInitializer(rt);
-  if (!applyGlobals(options, *module, *segment, err))
+  if (!applyGlobals(options, *module, *segment, err)) {
+    if (target)
+      target->abandon();
     return 1;
+  }
 
   sonde_segment *seg = segment->abi();
   const sonde_limits &limits = module->layout().limits();
@@ -166,12 +259,19 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   {
     TimerScheduler timers(rt);
     if (sonde_session_running(seg)) {
+      if (target)
+        target->release();
       timers.start();
-      waitForStop(rt, wakeFd, signalFd, options.timeoutSeconds);
+      waitForStop(rt, wakeFd, signalFd, options.timeoutSeconds, target ? &*target : nullptr);
     }
+    if (target && !target->exitStatus() && !sonde_session_running(seg) &&
+        sonde_session_state(seg) == SONDE_SESSION_STARTING)
+      target->abandon(); // begin probes ended the session: the command never runs
     if (sonde_session_state(seg) != SONDE_SESSION_ERROR)
       sonde_session_set_state(seg, SONDE_SESSION_STOPPING);
     timers.stop();
+    if (target)
+      detachTarget(rt, *target);
   }
 
   if (sonde_session_state(seg) != SONDE_SESSION_ERROR) {
@@ -201,15 +301,18 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   if (outFd != STDOUT_FILENO)
     close(outFd);
 
+  int status = 0;
+  if (target)
+    status = reportTarget(*target, *module, options, err);
   uint64_t errors = sonde_session_error_count(seg), skipped = sonde_session_skipped_count(seg);
   if (errors == 0 && skipped == 0)
-    return 0;
+    return status;
   char text[512];
   size_t n = sonde_error_run_summary(errors, skipped, text, sizeof text);
   n += sonde_error_pass5_failed(text + n, sizeof text - n);
   err.write(text, static_cast<std::streamsize>(n));
   err.flush();
-  return 1;
+  return options.targetExitStatus && target ? status : 1;
 }
 
 } // namespace sonde::session

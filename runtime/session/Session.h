@@ -18,10 +18,16 @@ struct SessionOptions {
   std::optional<std::string> outputFile; // -o
   bool displayGlobals = true;            // not --no-global-var-display
   std::vector<std::pair<std::string, std::string>> globals; // -G NAME=VALUE
+  // -c CMD: run CMD with the agent preloaded; the session ends when it exits.
+  std::optional<std::string> targetCommand;
+  std::string agentPath;     // libsonde-agent.so, for -c
+  bool targetExitStatus = false; // --target-status: exit with the target's status
+  bool verbose = false;          // -v: a closing line about the target
 };
 
 // Returns the process exit status: 0 when the run succeeded (an interrupt by
-// SIGINT/SIGTERM counts as success), 1 after runtime errors or a failed start.
+// SIGINT/SIGTERM counts as success), 1 after runtime errors or a failed start;
+// with targetExitStatus, the -c target's exit status (128 + N after signal N).
 int runSession(const std::string &modulePath, const SessionOptions &options, std::ostream &err);
 
 } // namespace sonde::session

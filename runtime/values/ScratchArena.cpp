@@ -42,6 +42,8 @@ struct Arena {
       munmap(c, kHeaderBytes + c->capacity);
       c = next;
     }
+    // An agent's exit-time probes can run after this thread's TLS destructors.
+    first = current = nullptr;
   }
 };
 

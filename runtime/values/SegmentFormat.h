@@ -37,6 +37,9 @@ struct SegmentHeader {
   std::atomic<uint32_t> exitRequested;
   std::atomic<uint64_t> errorCount;
   std::atomic<uint64_t> skippedCount;
+  // Agents (one per traced process) currently mapping this segment; sonde waits
+  // for 0 after asking them to detach, before it runs end probes.
+  std::atomic<uint32_t> attachedAgents;
 };
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
 

@@ -96,6 +96,14 @@ uint64_t sonde_session_skipped_count(const sonde_segment *seg) {
   return header(seg).skippedCount.load();
 }
 
+void sonde_session_agent_enter(sonde_segment *seg) { header(seg).attachedAgents.fetch_add(1); }
+
+void sonde_session_agent_leave(sonde_segment *seg) { header(seg).attachedAgents.fetch_sub(1); }
+
+uint32_t sonde_session_agent_count(const sonde_segment *seg) {
+  return header(seg).attachedAgents.load();
+}
+
 int sonde_locks_take(sonde_segment *seg, const uint64_t *global_offsets, uint32_t count) {
   return takeGlobalLocks(seg, global_offsets, count);
 }

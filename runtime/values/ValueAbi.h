@@ -138,6 +138,11 @@ int sonde_session_note_skipped(sonde_segment *seg);
 /* Runtime errors / skipped hits counted so far. */
 uint64_t sonde_session_error_count(const sonde_segment *seg);
 uint64_t sonde_session_skipped_count(const sonde_segment *seg);
+/* An agent (in a traced process) starts / stops using the segment. */
+void sonde_session_agent_enter(sonde_segment *seg);
+void sonde_session_agent_leave(sonde_segment *seg);
+/* Agents attached now. */
+uint32_t sonde_session_agent_count(const sonde_segment *seg);
 
 /* ---- locks ---- */
 

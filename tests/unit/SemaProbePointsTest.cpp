@@ -3,6 +3,7 @@
 #include "SemaTestSupport.h"
 
 #include "probes/ProbeFamilies.h"
+#include "probes/marker/MarkerCatalog.h"
 
 #include <gtest/gtest.h>
 
@@ -30,24 +31,38 @@ std::vector<std::string> blockOrder(const ast::DerivedProbe &p) {
 }
 
 TEST(SemaProbePoints, ConcreteFamilies) {
+  SKIP_WITHOUT_PYTHON_MARKERS();
   auto r = elaborateText(R"(probe begin, begin(-5), end(3), error, never { print(1) }
 probe timer.s(1), timer.ms(10).randomize(2), timer.hz(100), timer.jiffies(5) { print(1) }
 probe timer.profile.tick { print(1) }
-probe process("/bin/ls").mark("start"), process(42).provider("p").mark("m*") { print(1) }
-probe process.library("libc.so.6").mark("x"), process.mark("y") { print(1) }
+probe process("/usr/bin/python3.11").mark("gc__start") { print(1) }
+probe process("/usr/bin/python3.11").provider("pyth*").mark("gc__d*") { print(1) }
 probe process.begin, process(12).end, process("ls").thread.begin, process.thread.end { print(1) }
 probe kernel.trace("sched:sched_switch") { print(1) }
 )");
   ASSERT_TRUE(r.ok) << r.diagnostics;
-  EXPECT_EQ(r.points(), (Points{"begin", "begin(-5)", "end(3)", "error", "never", "timer.s(1)",
-                                "timer.ms(10).randomize(2)", "timer.hz(100)", "timer.jiffies(5)",
-                                "timer.profile.tick", "process(\"/bin/ls\").mark(\"start\")",
-                                "process(42).provider(\"p\").mark(\"m*\")",
-                                "process.library(\"libc.so.6\").mark(\"x\")", "process.mark(\"y\")",
-                                "process.begin", "process(12).end", "process(\"ls\").thread.begin",
-                                "process.thread.end", "kernel.trace(\"sched:sched_switch\")"}));
+  EXPECT_EQ(r.points(),
+            (Points{"begin", "begin(-5)", "end(3)", "error", "never", "timer.s(1)",
+                    "timer.ms(10).randomize(2)", "timer.hz(100)", "timer.jiffies(5)",
+                    "timer.profile.tick", "process(\"/usr/bin/python3.11\").mark(\"gc__start\")",
+                    "process(\"/usr/bin/python3.11\").provider(\"python\").mark(\"gc__done\")",
+                    "process.begin", "process(12).end", "process(\"ls\").thread.begin",
+                    "process.thread.end", "kernel.trace(\"sched:sched_switch\")"}));
   EXPECT_EQ(probes::familyOf(*r.script.derived[5]->point)->kind, probes::ProbeKind::Timer);
   EXPECT_EQ(probes::familyOf(*r.script.derived[10]->point)->kind, probes::ProbeKind::Marker);
+  ASSERT_NE(r.script.derived[10]->markerSite, nullptr);
+  EXPECT_EQ(r.script.derived[10]->markerSite->site.args.size(), 1u);
+}
+
+// Marker points that cannot be resolved against ELF notes.
+TEST(SemaProbePoints, MarkerPointsNeedABinary) {
+  auto r = elaborateText(R"(probe process(42).provider("p").mark("m*") { print(1) }
+probe process.mark("y") { print(1) }
+)");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("process(PID).mark is not supported"), std::string::npos)
+      << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find("-c CMD"), std::string::npos) << r.diagnostics;
 }
 
 TEST(SemaProbePoints, WildcardsSkipPointsThatDoNotWork) {

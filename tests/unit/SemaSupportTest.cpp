@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <sstream>
+#include <unistd.h>
 
 namespace sonde::test {
 namespace {
@@ -83,19 +84,27 @@ TEST(SemaProbeFamilies, TableAndContextVariables) {
     unsupported += !f.supported();
   EXPECT_GT(unsupported, 10u);
 
-  auto r = elaborateText(R"(probe process("/bin/x").mark("m") { println($arg3) }
+  if (access("/usr/bin/python3.11", R_OK) != 0)
+    GTEST_SKIP() << "needs /usr/bin/python3.11 (its SDT markers)";
+  auto r = elaborateText(R"(probe process("/usr/bin/python3.11").mark("gc__start") { println($arg1) }
 probe kernel.trace("sched:sched_switch") { println($next_pid) }
 )");
   ASSERT_TRUE(r.ok) << r.diagnostics;
-  const auto *marker = probes::familyOf(*r.script.derived[0]->point);
+  const auto &dp = *r.script.derived[0];
+  const auto *marker = probes::familyOf(*dp.point);
   ASSERT_NE(marker, nullptr);
+  ASSERT_NE(dp.markerSite, nullptr);
   ast::TargetSymbol sym;
+  sym.name = "$arg2"; // gc__start has one argument
+  auto beyond = probes::contextVariable(marker, dp.point.get(), dp.markerSite.get(), sym);
+  EXPECT_FALSE(beyond.found);
+  EXPECT_EQ(beyond.error, "invalid marker argument number 2 (gc__start has 1)");
   sym.name = "$arg13";
-  EXPECT_FALSE(probes::contextVariable(marker, r.script.derived[0]->point.get(), sym).found);
+  EXPECT_FALSE(probes::contextVariable(marker, dp.point.get(), dp.markerSite.get(), sym).found);
   sym.name = "$$provider";
-  EXPECT_EQ(probes::contextVariable(marker, nullptr, sym).type, Type::String);
+  EXPECT_EQ(probes::contextVariable(marker, nullptr, nullptr, sym).type, Type::String);
   sym.name = "$arg1";
-  EXPECT_FALSE(probes::contextVariable(nullptr, nullptr, sym).found); // a function body
+  EXPECT_FALSE(probes::contextVariable(nullptr, nullptr, nullptr, sym).found); // a function body
 }
 
 TEST(SemaClone, DeepCopyIsIndependent) {

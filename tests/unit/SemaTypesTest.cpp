@@ -101,7 +101,8 @@ TEST(SemaTypes, PrintfAndPrintForms) {
 }
 
 TEST(SemaTypes, ContextVariables) {
-  auto r = elaborateText(R"(probe process("/bin/true").mark("start") {
+  SKIP_WITHOUT_PYTHON_MARKERS();
+  auto r = elaborateText(R"(probe process("/usr/bin/python3.11").mark("function__entry") {
   a = $arg1; n = $$name; v = $$vars; p = $arg2$
   println(a, n, v, p)
 }
@@ -182,7 +183,8 @@ probe end { println(g) }
 }
 
 TEST(SemaTypes, EntryTakesItsOperandsType) {
-  auto r = elaborateText(R"(probe process("/bin/x").mark("done") {
+  SKIP_WITHOUT_PYTHON_MARKERS();
+  auto r = elaborateText(R"(probe process("/usr/bin/python3.11").mark("gc__done") {
   a = @entry($arg1); s = @entry(execname())
   println(a, s)
 }

@@ -1,0 +1,217 @@
+#include "driver/ProbeListing.h"
+
+#include "ast/Clone.h"
+#include "probes/ProbeFamilies.h"
+#include "probes/marker/MarkerCatalog.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fnmatch.h>
+#include <map>
+#include <ostream>
+#include <set>
+
+namespace sonde {
+namespace {
+
+using probes::ArgKind;
+using probes::ProbeKind;
+using probes::marker::CatalogSite;
+using probes::marker::MarkerCatalog;
+using probes::marker::MarkerQuery;
+using probes::marker::SiteNop;
+
+// What one pattern lists: lines, or the first error (which stops the listing).
+struct Listing {
+  std::set<std::string> lines; // sorted and each once, as stap prints them
+  std::string error;
+};
+
+std::string hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+std::string suffixOf(const ast::ProbePoint &p) {
+  return p.sufficient ? "!" : p.optional ? "?" : "";
+}
+
+bool hasWildcard(const std::string &name) { return name.find_first_of("*?[") != std::string::npos; }
+
+const char *attachPath(SiteNop nop) {
+  switch (nop) {
+  case SiteNop::FiveByte: return "patched";
+  case SiteNop::OneByte: return "trap";
+  case SiteNop::None: break;
+  }
+  return "unpatchable";
+}
+
+// `$arg1:long ... /* patched at 0x1139, semaphore 0x4010: -4@%eax 8@%rsi */`: the
+// variables as stap prints them, then what the note says and how the site attaches.
+std::string markerVariables(const CatalogSite &s) {
+  std::string text;
+  if (s.site.argError.empty())
+    for (size_t i = 1; i <= s.site.args.size(); ++i)
+      text += " $arg" + std::to_string(i) + ":long";
+  text += std::string(" /* ") + attachPath(s.site.nop) + " at " + hex(s.site.pc);
+  if (s.site.semaphore != 0)
+    text += ", semaphore " + hex(s.site.semaphore);
+  if (!s.site.argError.empty())
+    text += ": bad arguments: " + s.site.argError;
+  else if (!s.site.rawArgs.empty())
+    text += ": " + s.site.rawArgs;
+  return text + " */";
+}
+
+// process("EXE")[.library("LIB")][.provider("P")].mark("NAME"): one line per distinct
+// marker with -l (the provider only when written or when two providers of one object
+// share the name), one per site with -L (always with the provider).
+void listMarkers(const ast::ProbePoint &p, const ListingRequest &request, Listing &listing) {
+  MarkerQuery q;
+  bool providerWritten = false;
+  for (const auto &c : p.components) {
+    auto *arg = dynamic_cast<const ast::StringLit *>(c.arg.get());
+    if (c.name == "process" && c.arg && !arg) {
+      listing.error = "process(PID).mark cannot be listed: name the executable, "
+                      "process(\"PATH\")";
+      return;
+    }
+    std::string value = arg ? arg->value : "";
+    if (c.name == "process")
+      q.process = value;
+    else if (c.name == "library")
+      q.library = value;
+    else if (c.name == "provider")
+      q.provider = value, providerWritten = true;
+    else if (c.name == "mark")
+      q.name = value;
+  }
+  q.targetCommand = MarkerCatalog::commandProgram(request.targetCommand);
+  probes::marker::MarkerQueryResult found = MarkerCatalog().find(q);
+  if (!found.error.empty()) {
+    listing.error = found.error;
+    return;
+  }
+  std::string ignored;
+  std::string executable =
+      MarkerCatalog::resolveExecutable(q.process.empty() ? q.targetCommand : q.process, ignored)
+          .value_or("");
+
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> providersOf;
+  for (const CatalogSite &s : found.sites)
+    providersOf[{s.binary, s.site.name}].insert(s.site.provider);
+  for (const CatalogSite &s : found.sites) {
+    std::string line = "process(" + ast::quoteString(executable) + ")";
+    if (s.binary != executable)
+      line += ".library(" + ast::quoteString(s.binary) + ")";
+    if (request.withVariables || providerWritten || providersOf[{s.binary, s.site.name}].size() > 1)
+      line += ".provider(" + ast::quoteString(s.site.provider) + ")";
+    line += ".mark(" + ast::quoteString(s.site.name) + ")" + suffixOf(p);
+    if (request.withVariables)
+      line += markerVariables(s);
+    listing.lines.insert(line);
+  }
+}
+
+// A concrete point of a family other than markers: itself, if its arguments are valid.
+void listConcrete(const ast::ProbePoint &p, const probes::ProbeFamily &family, Listing &listing) {
+  if (family.kind == ProbeKind::KernelTrace) {
+    listing.error = "listing kernel tracepoints comes with issue 6";
+  } else if (!family.supported()) {
+    listing.error = "probe point not supported: " + p.str();
+  } else if (std::string why = family.validate ? family.validate(p) : ""; !why.empty()) {
+    listing.error = p.str() + ": " + why;
+  } else {
+    listing.lines.insert(p.str());
+  }
+}
+
+// Whether pattern component `c` (a name glob) matches a component named `name`
+// taking `arg`.
+bool componentMatches(const ast::ProbePointComponent &c, std::string_view name, ArgKind arg) {
+  return fnmatch(c.name.c_str(), std::string(name).c_str(), 0) == 0 && probes::argKindOf(c) == arg;
+}
+
+// The aliases a point names (`timer.profile` from the stdlib), by their first name.
+void listAliases(const ast::ProbePoint &p, const ast::Script &script, Listing &listing) {
+  for (const auto &alias : script.aliases)
+    for (const auto &name : alias->names) {
+      bool match = name->components.size() == p.components.size();
+      for (size_t i = 0; match && i < p.components.size(); ++i)
+        match = componentMatches(p.components[i], name->components[i].name,
+                                 probes::argKindOf(name->components[i]));
+      if (match)
+        listing.lines.insert(name->str() + suffixOf(p));
+    }
+}
+
+// A point with wildcards in component names (`process.*`, `timer.profile.*`): every
+// family shape it matches, with its own arguments, that is valid. Markers and
+// tracepoints need discovery and are not expanded this way.
+void listWildcard(const ast::ProbePoint &p, Listing &listing) {
+  for (const probes::ProbeFamily &family : probes::families()) {
+    if (!family.supported() || family.kind == ProbeKind::Marker ||
+        family.kind == ProbeKind::KernelTrace || family.pattern.size() != p.components.size())
+      continue;
+    bool match = true;
+    for (size_t i = 0; match && i < p.components.size(); ++i)
+      match = componentMatches(p.components[i], family.pattern[i].name, family.pattern[i].arg);
+    if (!match)
+      continue;
+    std::unique_ptr<ast::ProbePoint> concrete = ast::cloneProbePoint(p);
+    for (size_t i = 0; i < p.components.size(); ++i)
+      concrete->components[i].name = std::string(family.pattern[i].name);
+    if (!family.validate || family.validate(*concrete).empty())
+      listing.lines.insert(concrete->str());
+  }
+}
+
+void listPoint(const ast::ProbePoint &p, const ListingRequest &request, Frontend &fe,
+               Listing &listing) {
+  bool wildcard = std::any_of(p.components.begin(), p.components.end(),
+                              [](const auto &c) { return hasWildcard(c.name); });
+  if (!wildcard)
+    if (const probes::ProbeFamily *family = probes::familyOf(p)) {
+      if (family->kind == ProbeKind::Marker)
+        listMarkers(p, request, listing);
+      else
+        listConcrete(p, *family, listing);
+      return;
+    }
+  if (wildcard)
+    listWildcard(p, listing);
+  listAliases(p, fe.script(), listing);
+}
+
+} // namespace
+
+int listProbePoints(const ListingRequest &request, FrontendOptions options, std::ostream &out,
+                    std::ostream &err) {
+  const char *option = request.withVariables ? "-L" : "-l";
+  Frontend fe(err, std::move(options));
+  // Parsed as stap does: as the points of an empty probe.
+  if (!fe.parseUserScript("<input>", "probe " + request.pattern + " {}") ||
+      fe.script().probes.size() != 1 || fe.script().order.size() != 1) {
+    err << "sonde: " << option << ": not a probe point: " << request.pattern << "\n";
+    return 1;
+  }
+  if (!fe.parseLibraries()) {
+    err << "sonde: " << option << ": the tapset library does not parse\n";
+    return 1;
+  }
+  Listing listing;
+  for (const auto &point : fe.script().probes.front()->points) {
+    listPoint(*point, request, fe, listing);
+    if (!listing.error.empty()) {
+      err << "sonde: " << option << ": " << listing.error << "\n";
+      return 1;
+    }
+  }
+  for (const std::string &line : listing.lines)
+    out << line << "\n";
+  return listing.lines.empty() ? 1 : 0;
+}
+
+} // namespace sonde

@@ -1,0 +1,34 @@
+#include "probes/marker/ElfFile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace sonde::probes::marker {
+
+std::unique_ptr<ElfFile> ElfFile::open(const std::string &path, std::string &error) {
+  auto fail = [&](const std::string &why) {
+    error = path + ": " + why;
+    return nullptr;
+  };
+  if (elf_version(EV_CURRENT) == EV_NONE)
+    return fail(std::string("libelf is unusable: ") + elf_errmsg(-1));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(std::strerror(errno));
+  std::unique_ptr<ElfFile> file(new ElfFile(fd, elf_begin(fd, ELF_C_READ_MMAP, nullptr)));
+  if (file->elf_ == nullptr)
+    return fail(std::string("cannot read as ELF: ") + elf_errmsg(-1));
+  if (elf_kind(file->elf_) != ELF_K_ELF)
+    return fail("not an ELF file");
+  return file;
+}
+
+ElfFile::~ElfFile() {
+  if (elf_)
+    elf_end(elf_);
+  close(fd_);
+}
+
+} // namespace sonde::probes::marker

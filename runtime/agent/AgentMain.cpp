@@ -1,0 +1,290 @@
+// libsonde-agent.so's start: read the SONDE_AGENT_* contract (docs in README.md),
+// load the module, attach the segment and the marker sites before the target's
+// main, and detach when sonde closes the control pipe or the process ends.
+#include "runtime/agent/AgentState.h"
+#include "runtime/agent/HandlerDispatch.h"
+#include "runtime/agent/SiteFinder.h"
+#include "runtime/session/LoadedModule.h"
+#include "runtime/session/OutputSink.h"
+#include "runtime/session/Runtime.h"
+#include "runtime/values/Segment.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <pthread.h>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace sonde::agent {
+
+namespace {
+
+struct Contract {
+  std::string module;
+  int segmentFd = -1, controlFd = -1, statusFd = -1, outputFd = -1, errorFd = -1;
+  int64_t consumerPid = 0;
+};
+
+// Never destroyed: stubs, traps and late threads may reach it until the end.
+struct Agent {
+  std::optional<session::LoadedModule> module;
+  std::optional<values::Segment> segment;
+  std::unique_ptr<session::OutputSink> sink;
+  session::Runtime rt;
+  std::unique_ptr<SiteSet> sites;
+  int controlFd = -1;
+  pid_t pid = 0;
+};
+Agent *agent = nullptr;
+std::atomic<bool> attached{false};
+// Guards the site set and detach; recursive because a dlopen can happen inside
+// an attach (a library's constructor).
+std::recursive_mutex agentLock;
+
+void writeAll(int fd, const std::string &text) {
+  const char *p = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+bool readFd(const char *name, int *out, std::string *error) {
+  const char *v = getenv(name);
+  char *end = nullptr;
+  long n = v ? std::strtol(v, &end, 10) : -1;
+  if (!v || *end || n < 0 || fcntl(static_cast<int>(n), F_GETFD) < 0) {
+    *error = std::string(name) + " is not an open file descriptor";
+    return false;
+  }
+  *out = static_cast<int>(n);
+  fcntl(*out, F_SETFD, FD_CLOEXEC);
+  return true;
+}
+
+bool readContract(Contract *c, std::string *error) {
+  c->module = getenv("SONDE_AGENT_MODULE");
+  if (const char *pid = getenv("SONDE_AGENT_CONSUMER_PID"))
+    c->consumerPid = std::strtoll(pid, nullptr, 10);
+  return readFd("SONDE_AGENT_SEGMENT_FD", &c->segmentFd, error) &&
+         readFd("SONDE_AGENT_CONTROL_FD", &c->controlFd, error) &&
+         readFd("SONDE_AGENT_OUTPUT_FD", &c->outputFd, error) &&
+         readFd("SONDE_AGENT_ERROR_FD", &c->errorFd, error);
+}
+
+bool sameFile(const std::string &a, const char *b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// Programs the target execs are not traced: the contract and our LD_PRELOAD entry
+// go before main can copy the environment.
+void forgetContract() {
+  for (const char *name : {"SONDE_AGENT_MODULE", "SONDE_AGENT_SEGMENT_FD", "SONDE_AGENT_CONTROL_FD",
+                           "SONDE_AGENT_STATUS_FD", "SONDE_AGENT_OUTPUT_FD", "SONDE_AGENT_ERROR_FD",
+                           "SONDE_AGENT_CONSUMER_PID"})
+    unsetenv(name);
+  const char *preload = getenv("LD_PRELOAD");
+  Dl_info self{};
+  if (!preload || !dladdr(reinterpret_cast<void *>(&forgetContract), &self) || !self.dli_fname)
+    return;
+  std::string kept, entry;
+  for (const char *p = preload;; ++p) {
+    if (*p && *p != ':' && *p != ' ' && *p != '\t') {
+      entry += *p;
+      continue;
+    }
+    if (!entry.empty() && entry != self.dli_fname && !sameFile(entry, self.dli_fname))
+      kept += (kept.empty() ? "" : ":") + entry;
+    entry.clear();
+    if (!*p)
+      break;
+  }
+  if (kept.empty())
+    unsetenv("LD_PRELOAD");
+  else
+    setenv("LD_PRELOAD", kept.c_str(), 1);
+}
+
+void warn(const std::string &text) {
+  writeAll(agent->rt.errorFd, "WARNING: sonde agent: " + text + "\n");
+}
+
+void fireSite(MarkerHook *hook, sonde_marker_frame *frame, bool fromTrap) {
+  // The hook is the first member of its AgentSite.
+  const AgentSite &site = *reinterpret_cast<const AgentSite *>(hook);
+  runProbeHere(site.desc->probe_index, frame, fromTrap);
+}
+
+void detach() {
+  std::lock_guard<std::recursive_mutex> g(agentLock);
+  if (!attached.exchange(false))
+    return;
+  stopEntries();
+  agent->sites->detachAll();
+  flushAllThreads();
+  sonde_session_agent_leave(agent->segment->abi());
+}
+
+void *controlLoop(void *) {
+  char buf[64];
+  for (;;) {
+    ssize_t n = read(agent->controlFd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break; // EOF: sonde closed the pipe or died
+  }
+  detach();
+  return nullptr;
+}
+
+void startControlThread() {
+  if (createAgentThread(controlLoop) != 0)
+    warn("cannot start the control thread; detaching only at exit");
+}
+
+void onExit() { processExiting(); }
+
+void forkPrepare() {
+  agentLock.lock();
+  lockPatching();
+  agent::forkPrepare();
+}
+
+void forkParent() {
+  agent::forkParent();
+  unlockPatching();
+  agentLock.unlock();
+}
+
+void forkChild() {
+  // The locks record the parent thread as owner: start them afresh.
+  new (&agentLock) std::recursive_mutex();
+  resetPatchingLockInChild();
+  agent::forkChild();
+  if (!attached.load())
+    return;
+  agent->pid = getpid();
+  sonde_session_agent_enter(agent->segment->abi());
+  startControlThread();
+  runLifecycle(SONDE_PROBE_PROCESS_BEGIN);
+}
+
+// Loads and attaches; returns the error text on failure (the target then runs
+// untraced).
+std::string start(const Contract &c) {
+  std::string error;
+  auto *a = new Agent;
+  a->module = session::LoadedModule::open(c.module, &error);
+  if (!a->module)
+    return error;
+  a->segment = values::Segment::attach(c.segmentFd, a->module->desc().layout_fingerprint, &error);
+  if (!a->segment)
+    return error;
+  if (!initPatching(&error))
+    return error;
+  a->sink = std::make_unique<session::OutputSink>(c.outputFd);
+  a->rt.module = &*a->module;
+  a->rt.segment = &*a->segment;
+  a->rt.output = a->sink.get();
+  a->rt.errorFd = c.errorFd;
+  a->rt.target = getpid();
+  a->rt.consumerPid = c.consumerPid;
+  a->controlFd = c.controlFd;
+  a->pid = getpid();
+  agent = a;
+  // The module's site table is writable (load_bias); the agent owns it now.
+  auto &desc = const_cast<sonde_module_desc &>(a->module->desc());
+  a->sites = std::make_unique<SiteSet>(desc, fireSite, warn);
+  initDispatch(a->rt);
+  sonde_session_agent_enter(a->segment->abi());
+  attached.store(true);
+  atexit(onExit);
+  pthread_atfork(forkPrepare, forkParent, forkChild);
+  runLifecycle(SONDE_PROBE_PROCESS_BEGIN);
+  runLifecycle(SONDE_PROBE_THREAD_BEGIN);
+  {
+    std::lock_guard<std::recursive_mutex> g(agentLock);
+    a->sites->attachLoaded();
+  }
+  startControlThread();
+  return {};
+}
+
+__attribute__((constructor)) void agentMain() {
+  if (!getenv("SONDE_AGENT_MODULE"))
+    return; // preloaded outside sonde: stay inert
+  int statusFd = -1;
+  std::string error;
+  Contract c;
+  if (readFd("SONDE_AGENT_STATUS_FD", &statusFd, &error) && readContract(&c, &error))
+    error = start(c);
+  forgetContract();
+  if (statusFd >= 0) {
+    writeAll(statusFd, error.empty() ? "ready\n" : "error: " + error + "\n");
+    close(statusFd);
+  }
+}
+
+} // namespace
+
+bool tracingThisProcess() { return attached.load() && agent && getpid() == agent->pid; }
+
+void processExiting() {
+  if (!tracingThisProcess())
+    return;
+  threadFinishing();
+  runLifecycle(SONDE_PROBE_PROCESS_END);
+  detach();
+}
+
+bool prepareExec() {
+  if (!tracingThisProcess())
+    return false;
+  std::lock_guard<std::recursive_mutex> g(agentLock);
+  stopEntries();
+  flushAllThreads();
+  sonde_session_agent_leave(agent->segment->abi());
+  return true;
+}
+
+void execFailed() {
+  sonde_session_agent_enter(agent->segment->abi());
+  resumeEntries();
+}
+
+void objectsLoaded() {
+  if (!tracingThisProcess())
+    return;
+  std::lock_guard<std::recursive_mutex> g(agentLock);
+  if (attached.load())
+    agent->sites->attachLoaded();
+}
+
+void objectsUnloaded() {
+  if (!tracingThisProcess())
+    return;
+  std::lock_guard<std::recursive_mutex> g(agentLock);
+  if (attached.load())
+    agent->sites->forgetUnloaded();
+}
+
+} // namespace sonde::agent

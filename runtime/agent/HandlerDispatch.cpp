@@ -1,0 +1,229 @@
+#include "runtime/agent/HandlerDispatch.h"
+
+#include "runtime/agent/CodePatcher.h"
+#include "runtime/session/ProbeRunner.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <new>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <vector>
+
+namespace sonde::agent {
+
+namespace {
+
+struct AgentThread {
+  explicit AgentThread(uint32_t maxStringLen) : state(maxStringLen) {}
+  session::ThreadState state;
+  std::atomic<uint32_t> inHandler{0};
+  bool ended = false; // thread.end ran
+  AgentThread *next = nullptr;
+  AgentThread *prev = nullptr;
+};
+
+session::Runtime *runtime = nullptr;
+int64_t maxAction = 0;
+// Lifecycle probes that apply to this executable, by kind. Allocated, never
+// freed: static destructors run before the agent's exit-time probes.
+std::vector<uint32_t> *lifecycle = nullptr;
+
+std::atomic<bool> accepting{true};
+// Without membarrier the fast path needs a real fence against stopEntries().
+bool strongFence = true;
+
+// The registry: every thread with state. Guarded by registryLock.
+std::mutex registryLock;
+AgentThread *registry = nullptr;
+pthread_key_t exitKey;
+
+// Trivially destructible, so it survives this thread's TLS destructors.
+__attribute__((tls_model("initial-exec"))) thread_local AgentThread *current = nullptr;
+
+void link(AgentThread *t) {
+  t->next = registry;
+  if (registry)
+    registry->prev = t;
+  registry = t;
+}
+
+void unlink(AgentThread *t) {
+  if (t->prev)
+    t->prev->next = t->next;
+  else
+    registry = t->next;
+  if (t->next)
+    t->next->prev = t->prev;
+  t->next = t->prev = nullptr;
+}
+
+AgentThread *adopt() {
+  auto *t = new (std::nothrow) AgentThread(runtime->maxStringLen());
+  if (!t)
+    return nullptr;
+  {
+    std::lock_guard<std::mutex> g(registryLock);
+    link(t);
+  }
+  current = t;
+  pthread_setspecific(exitKey, t);
+  return t;
+}
+
+// Last resort for threads that end without passing threadFinishing (cancelled):
+// their output is written, no probe runs (the runtime's TLS is gone by now).
+void onThreadExit(void *p) {
+  auto *t = static_cast<AgentThread *>(p);
+  std::lock_guard<std::mutex> g(registryLock);
+  if (!t->inHandler.load())
+    t->state.output->flush(*runtime->output);
+  unlink(t);
+  current = nullptr;
+  delete t;
+}
+
+session::ThreadState &threadStateOf(session::Runtime &) {
+  AgentThread *t = current ? current : adopt();
+  // Only reached from inside a handler, which guarantees a state.
+  return t->state;
+}
+
+bool sameFile(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+bool enter(AgentThread *t) {
+  if (t->inHandler.load(std::memory_order_relaxed)) {
+    sonde_session_note_skipped(runtime->segment->abi());
+    return false;
+  }
+  t->inHandler.store(1, std::memory_order_relaxed);
+  // Pairs with stopEntries(): either it sees inHandler, or we see !accepting.
+  if (strongFence)
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  else
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (accepting.load(std::memory_order_relaxed) && sonde_session_running(runtime->segment->abi()))
+    return true;
+  t->inHandler.store(0, std::memory_order_release);
+  return false;
+}
+
+void run(AgentThread *t, uint32_t index, const void *probeData) {
+  session::runHandler(*runtime, t->state, runtime->module->probe(index).handler, index, maxAction,
+                      probeData, session::FlushPolicy::WhenFull);
+}
+
+} // namespace
+
+void initDispatch(session::Runtime &rt) {
+  runtime = &rt;
+  rt.threadSource = threadStateOf;
+  maxAction = rt.module->layout().limits().max_action;
+  strongFence = !crossThreadFenceAvailable();
+  pthread_key_create(&exitKey, onThreadExit);
+  lifecycle = new std::vector<uint32_t>[SONDE_PROBE_THREAD_END + 1];
+  const sonde_module_desc &d = rt.module->desc();
+  for (uint32_t i = 0; i < d.probe_count; ++i) {
+    uint32_t kind = d.probes[i].kind;
+    if (kind < SONDE_PROBE_PROCESS_BEGIN || kind > SONDE_PROBE_THREAD_END)
+      continue;
+    const char *path = d.probes[i].process_path;
+    if (!path || sameFile(path, "/proc/self/exe"))
+      lifecycle[kind].push_back(i);
+  }
+  adopt();
+}
+
+void runProbeHere(uint32_t index, const void *probeData, bool fromTrap) {
+  if (!accepting.load(std::memory_order_relaxed))
+    return;
+  AgentThread *t = current;
+  if (!t && (fromTrap || !(t = adopt())))
+    return;
+  if (!enter(t))
+    return;
+  run(t, index, probeData);
+  t->inHandler.store(0, std::memory_order_release);
+}
+
+void runLifecycle(sonde_probe_kind kind) {
+  for (uint32_t index : lifecycle[kind])
+    runProbeHere(index, nullptr, false);
+  // Rare events: written at once, so process.begin output precedes the threads'.
+  if (!lifecycle[kind].empty())
+    flushThisThread();
+}
+
+void threadStarted() {
+  if (!accepting.load())
+    return;
+  if (!current)
+    adopt();
+  runLifecycle(SONDE_PROBE_THREAD_BEGIN);
+}
+
+void threadFinishing() {
+  AgentThread *t = current;
+  if (!t || t->ended)
+    return;
+  runLifecycle(SONDE_PROBE_THREAD_END);
+  t->ended = true;
+  flushThisThread();
+}
+
+void stopEntries() {
+  accepting.store(false, std::memory_order_seq_cst);
+  syncAllThreads();
+  // Handlers are bounded by MAXACTION; a thread stopped inside one (a debugger)
+  // must not hang the target's exit, so give up after a while.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  std::lock_guard<std::mutex> g(registryLock);
+  for (AgentThread *t = registry; t; t = t->next) {
+    if (t == current)
+      continue;
+    while (t->inHandler.load(std::memory_order_acquire) &&
+           std::chrono::steady_clock::now() < deadline)
+      sched_yield();
+  }
+}
+
+void resumeEntries() { accepting.store(true); }
+
+void flushAllThreads() {
+  std::lock_guard<std::mutex> g(registryLock);
+  for (AgentThread *t = registry; t; t = t->next) {
+    if (!t->inHandler.load(std::memory_order_acquire))
+      t->state.output->flush(*runtime->output);
+  }
+}
+
+void flushThisThread() {
+  if (AgentThread *t = current; t && !t->inHandler.load())
+    t->state.output->flush(*runtime->output);
+}
+
+void forkPrepare() {
+  flushThisThread();
+  registryLock.lock();
+}
+
+void forkParent() { registryLock.unlock(); }
+
+void forkChild() {
+  // Other threads do not exist here: their states are unreachable, not freed
+  // (they may have been mid-handler).
+  new (&registryLock) std::mutex();
+  registry = nullptr;
+  if (current) {
+    current->next = current->prev = nullptr;
+    link(current);
+  }
+  runtime->output->resetAfterFork();
+}
+
+} // namespace sonde::agent

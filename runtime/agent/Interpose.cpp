@@ -1,0 +1,206 @@
+// libc calls the agent interposes (it is first in the global scope through
+// LD_PRELOAD): thread start and end for thread.begin/end, exec and _exit to
+// write buffered output first, dlopen/dlclose to follow loaded objects. Each
+// forwards to the next definition (dlsym RTLD_NEXT).
+#include "runtime/agent/AgentState.h"
+#include "runtime/agent/HandlerDispatch.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdarg>
+#include <dlfcn.h>
+#include <new>
+#include <pthread.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace sonde::agent;
+
+namespace {
+
+template <class F> F next(const char *name) { return reinterpret_cast<F>(dlsym(RTLD_NEXT, name)); }
+
+using PthreadCreate = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+using ExecVE = int (*)(const char *, char *const[], char *const[]);
+using ExecV = int (*)(const char *, char *const[]);
+using FExecVE = int (*)(int, char *const[], char *const[]);
+
+PthreadCreate realPthreadCreate() {
+  static PthreadCreate f = next<PthreadCreate>("pthread_create");
+  return f;
+}
+
+struct ThreadStart {
+  void *(*routine)(void *);
+  void *arg;
+};
+
+void *startTraced(void *p) {
+  ThreadStart start = *static_cast<ThreadStart *>(p);
+  delete static_cast<ThreadStart *>(p);
+  threadStarted();
+  void *result = start.routine(start.arg);
+  threadFinishing();
+  return result;
+}
+
+// Runs an exec with the agent's output written and the segment left; undone if
+// the exec returns (it failed).
+template <class Call> int tracedExec(Call call) {
+  bool prepared = prepareExec();
+  int rc = call();
+  if (prepared) {
+    int saved = errno;
+    execFailed();
+    errno = saved;
+  }
+  return rc;
+}
+
+// The execl family's argument lists, NULL included; envp after the NULL for execle.
+std::vector<char *> collectArgs(const char *first, va_list ap, char ***envp) {
+  std::vector<char *> argv{const_cast<char *>(first)};
+  while (argv.back())
+    argv.push_back(va_arg(ap, char *));
+  if (envp)
+    *envp = va_arg(ap, char **);
+  return argv;
+}
+
+int doExecve(const char *path, char *const argv[], char *const envp[]) {
+  static ExecVE f = next<ExecVE>("execve");
+  return tracedExec([&] { return f(path, argv, envp); });
+}
+int doExecv(const char *path, char *const argv[]) {
+  static ExecV f = next<ExecV>("execv");
+  return tracedExec([&] { return f(path, argv); });
+}
+int doExecvp(const char *file, char *const argv[]) {
+  static ExecV f = next<ExecV>("execvp");
+  return tracedExec([&] { return f(file, argv); });
+}
+
+} // namespace
+
+namespace sonde::agent {
+
+int createAgentThread(void *(*start)(void *)) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  // The target's signals stay with the target's threads.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  int rc = realPthreadCreate()(&t, &attr, start, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  pthread_attr_destroy(&attr);
+  return rc;
+}
+
+} // namespace sonde::agent
+
+extern "C" {
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(void *),
+                   void *arg) noexcept {
+  if (!tracingThisProcess())
+    return realPthreadCreate()(thread, attr, routine, arg);
+  auto *start = new (std::nothrow) ThreadStart{routine, arg};
+  if (!start)
+    return realPthreadCreate()(thread, attr, routine, arg);
+  int rc = realPthreadCreate()(thread, attr, startTraced, start);
+  if (rc != 0)
+    delete start;
+  return rc;
+}
+
+void pthread_exit(void *value) {
+  static auto f = next<void (*)(void *)>("pthread_exit");
+  threadFinishing();
+  f(value);
+  __builtin_unreachable();
+}
+
+void _exit(int status) {
+  static auto f = next<void (*)(int)>("_exit");
+  processExiting();
+  f(status);
+  __builtin_unreachable();
+}
+
+void _Exit(int status) {
+  static auto f = next<void (*)(int)>("_Exit");
+  processExiting();
+  f(status);
+  __builtin_unreachable();
+}
+
+int execve(const char *path, char *const argv[], char *const envp[]) noexcept {
+  return doExecve(path, argv, envp);
+}
+
+int execv(const char *path, char *const argv[]) noexcept { return doExecv(path, argv); }
+
+int execvp(const char *file, char *const argv[]) noexcept { return doExecvp(file, argv); }
+
+int execvpe(const char *file, char *const argv[], char *const envp[]) noexcept {
+  static ExecVE f = next<ExecVE>("execvpe");
+  return tracedExec([&] { return f(file, argv, envp); });
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[]) noexcept {
+  static FExecVE f = next<FExecVE>("fexecve");
+  return tracedExec([&] { return f(fd, argv, envp); });
+}
+
+int execl(const char *path, const char *arg, ...) noexcept {
+  va_list ap;
+  va_start(ap, arg);
+  std::vector<char *> argv = collectArgs(arg, ap, nullptr);
+  va_end(ap);
+  return doExecv(path, argv.data());
+}
+
+int execlp(const char *file, const char *arg, ...) noexcept {
+  va_list ap;
+  va_start(ap, arg);
+  std::vector<char *> argv = collectArgs(arg, ap, nullptr);
+  va_end(ap);
+  return doExecvp(file, argv.data());
+}
+
+int execle(const char *path, const char *arg, ...) noexcept {
+  va_list ap;
+  va_start(ap, arg);
+  char **envp = nullptr;
+  std::vector<char *> argv = collectArgs(arg, ap, &envp);
+  va_end(ap);
+  return doExecve(path, argv.data(), envp);
+}
+
+void *dlopen(const char *file, int mode) noexcept {
+  static auto f = next<void *(*)(const char *, int)>("dlopen");
+  void *handle = f(file, mode);
+  if (handle)
+    objectsLoaded();
+  return handle;
+}
+
+void *dlmopen(Lmid_t lmid, const char *file, int mode) noexcept {
+  static auto f = next<void *(*)(Lmid_t, const char *, int)>("dlmopen");
+  void *handle = f(lmid, file, mode);
+  if (handle)
+    objectsLoaded();
+  return handle;
+}
+
+int dlclose(void *handle) noexcept {
+  static auto f = next<int (*)(void *)>("dlclose");
+  int rc = f(handle);
+  objectsUnloaded();
+  return rc;
+}
+
+} // extern "C"

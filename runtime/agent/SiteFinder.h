@@ -1,0 +1,50 @@
+// The module's marker sites in this process: finding each site's object among
+// those loaded (dl_iterate_phdr, matched by file identity), checking and patching
+// its NOP, counting its semaphore, and undoing all of it.
+#pragma once
+
+#include "runtime/agent/SitePatches.h"
+#include "runtime/session/ModuleAbi.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sonde::agent {
+
+struct AgentSite {
+  MarkerHook hook; // first: the hook pointer is the site pointer
+  sonde_marker_site *desc = nullptr;
+  PatchedSite *patch = nullptr; // null: not attached
+  uintptr_t semaphore = 0;      // runtime address, 0 none
+  bool refused = false;         // its NOP was wrong: warned once, never retried
+};
+
+class SiteSet {
+public:
+  // `fire` runs for every attached site reached; `warn` receives one-line warnings.
+  SiteSet(sonde_module_desc &module, void (*fire)(MarkerHook *, sonde_marker_frame *, bool),
+          std::function<void(const std::string &)> warn);
+
+  // Attaches every site whose object is loaded now and that is not attached yet
+  // (at start, and after each dlopen).
+  void attachLoaded();
+  // Forgets sites whose object is no longer loaded (after dlclose).
+  void forgetUnloaded();
+  // Restores every NOP and gives back the semaphores.
+  void detachAll();
+
+  size_t attachedCount() const;
+  const std::vector<AgentSite> &sites() const { return sites_; }
+
+private:
+  void semaphoreUp(uintptr_t address);
+  void semaphoreDown(uintptr_t address, bool write);
+
+  std::vector<AgentSite> sites_;
+  std::vector<std::pair<uintptr_t, uint32_t>> semaphores_; // address, attached sites
+  std::function<void(const std::string &)> warn_;
+};
+
+} // namespace sonde::agent

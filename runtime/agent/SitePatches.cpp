@@ -1,0 +1,159 @@
+#include "runtime/agent/SitePatches.h"
+
+#include "runtime/agent/CodePatcher.h"
+#include "runtime/agent/StubPool.h"
+#include "runtime/agent/TrapHandler.h"
+#include "runtime/agent/XState.h"
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <new>
+
+extern "C" void sonde_agent_marker_entry();
+
+namespace sonde::agent {
+
+namespace {
+
+constexpr uint8_t kNop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+constexpr uint8_t kNop1 = 0x90;
+constexpr uint8_t kInt3 = 0xcc;
+
+// Open addressing over site addresses, read lock-free by the trap handler.
+// Entries are only added or replaced by kRemoved under `lock`.
+constexpr size_t kTrapSlots = 16384;
+std::atomic<PatchedSite *> trapTable[kTrapSlots];
+PatchedSite removedMarker;
+PatchedSite *const kRemoved = &removedMarker;
+
+size_t slotOf(uintptr_t address) { return (address * 0x9e3779b97f4a7c15ull) >> 50; }
+static_assert(kTrapSlots == size_t{1} << 14);
+
+std::recursive_mutex lock;
+
+bool insertLocked(PatchedSite *site) {
+  for (size_t i = slotOf(site->address), n = 0; n < kTrapSlots; i = (i + 1) % kTrapSlots, ++n) {
+    PatchedSite *s = trapTable[i].load(std::memory_order_relaxed);
+    if (!s || s == kRemoved) {
+      trapTable[i].store(site, std::memory_order_release);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string hexAddress(uintptr_t a) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(a));
+  return buf;
+}
+
+bool isExpectedNop(uintptr_t address, uint32_t nopSize) {
+  const auto *p = reinterpret_cast<const uint8_t *>(address);
+  return nopSize == 5 ? std::memcmp(p, kNop5, 5) == 0 : nopSize == 1 && p[0] == kNop1;
+}
+
+bool patchIn(PatchedSite *site, std::string *error) {
+  if (site->nopSize == 1)
+    return writeCode(site->address, &kInt3, 1, error);
+  uint8_t jump[5] = {0xe9};
+  int32_t rel = static_cast<int32_t>(reinterpret_cast<intptr_t>(site->stub) -
+                                     static_cast<intptr_t>(site->address + 5));
+  std::memcpy(jump + 1, &rel, 4);
+  return writeCode(site->address, jump, 5, error);
+}
+
+} // namespace
+
+bool initPatching(std::string *error) {
+  std::lock_guard<std::recursive_mutex> g(lock);
+  initCodeSync();
+  detectXState();
+  return installTrapHandler(error);
+}
+
+PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, MarkerHook *hook, std::string *error) {
+  std::lock_guard<std::recursive_mutex> g(lock);
+  PatchedSite *site = trapSiteAt(address);
+  if (site && site->hook.load()) {
+    *error = "site at " + hexAddress(address) + " is already attached";
+    return nullptr;
+  }
+  if (!isExpectedNop(address, nopSize)) {
+    *error = "no " + std::to_string(nopSize) + "-byte marker NOP at " + hexAddress(address);
+    return nullptr;
+  }
+  if (!site || site->nopSize != nopSize) {
+    site = new PatchedSite;
+    site->address = address;
+    site->nopSize = nopSize;
+    std::memcpy(site->original, reinterpret_cast<const void *>(address), nopSize);
+    if (nopSize == 5) {
+      site->stub =
+          makeStub(address, reinterpret_cast<uintptr_t>(&sonde_agent_marker_entry), site, error);
+      if (!site->stub) {
+        delete site;
+        return nullptr;
+      }
+    }
+    PatchedSite *old = trapSiteAt(address);
+    if (old)
+      forgetSite(old);
+    if (!insertLocked(site)) {
+      *error = "too many marker sites";
+      delete site;
+      return nullptr;
+    }
+  }
+  // The hook first: a thread trapping on the int3 mid-patch runs it.
+  site->hook.store(hook, std::memory_order_release);
+  if (!patchIn(site, error)) {
+    site->hook.store(nullptr);
+    return nullptr;
+  }
+  return site;
+}
+
+void detachSite(PatchedSite *site) {
+  std::lock_guard<std::recursive_mutex> g(lock);
+  if (!site->hook.exchange(nullptr))
+    return;
+  writeCode(site->address, site->original, site->nopSize, nullptr);
+}
+
+void forgetSite(PatchedSite *site) {
+  std::lock_guard<std::recursive_mutex> g(lock);
+  site->hook.store(nullptr);
+  for (auto &slot : trapTable) {
+    PatchedSite *expected = site;
+    if (slot.compare_exchange_strong(expected, kRemoved))
+      break;
+  }
+}
+
+PatchedSite *trapSiteAt(uintptr_t address) {
+  for (size_t i = slotOf(address), n = 0; n < kTrapSlots; i = (i + 1) % kTrapSlots, ++n) {
+    PatchedSite *s = trapTable[i].load(std::memory_order_acquire);
+    if (!s)
+      return nullptr;
+    if (s != kRemoved && s->address == address)
+      return s;
+  }
+  return nullptr;
+}
+
+void lockPatching() { lock.lock(); }
+void unlockPatching() { lock.unlock(); }
+void resetPatchingLockInChild() { new (&lock) std::recursive_mutex(); }
+
+} // namespace sonde::agent
+
+extern "C" __attribute__((visibility("hidden"))) void
+sonde_agent_stub_dispatch(sonde_marker_frame *frame) {
+  using namespace sonde::agent;
+  auto *site =
+      *reinterpret_cast<PatchedSite *const *>(frame->return_address + kStubRecordFromReturn);
+  if (MarkerHook *h = site->hook.load(std::memory_order_acquire))
+    h->fire(h, frame, false);
+}

@@ -1,0 +1,58 @@
+// Marker sites patched in this process: attach (NOP -> jmp to a stub, or int3),
+// detach (original NOP back), and the records the stubs and the trap handler
+// resolve. The layer under the agent: it knows addresses and hooks, not modules.
+#pragma once
+
+#include "runtime/session/MarkerAbi.h"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace sonde::agent {
+
+// What runs when a patched site is reached. fromTrap: called from the SIGTRAP
+// handler (1-byte sites, or a thread that met a site while it was being patched).
+struct MarkerHook {
+  void (*fire)(MarkerHook *self, sonde_marker_frame *frame, bool fromTrap);
+};
+
+// One site ever patched in this process. Never freed: a stub or a pending trap
+// may still reach it after it was detached.
+struct PatchedSite {
+  uintptr_t address = 0;
+  uint32_t nopSize = 0;
+  uint8_t original[5] = {};
+  std::atomic<MarkerHook *> hook{nullptr}; // null: reaching the site does nothing
+  uint8_t *stub = nullptr;                 // 5-byte sites
+};
+
+// Once per process, before the first attach: membarrier registration, the
+// SIGTRAP handler, vector-state detection. Idempotent.
+bool initPatching(std::string *error);
+
+// Patches the `nopSize`-byte NOP at `address` (5: `0f 1f 44 00 00`, 1: `90`) so
+// that reaching it calls hook->fire. Null (and error) if the bytes there are not
+// that NOP or no stub fits near it.
+PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, MarkerHook *hook, std::string *error);
+
+// Restores the NOP. Threads already in the stub or trapping finish harmlessly.
+void detachSite(PatchedSite *site);
+
+// The object holding the site was unloaded: drop the site without touching its
+// (unmapped) bytes, so a later object at that address starts clean.
+void forgetSite(PatchedSite *site);
+
+// The site whose int3 is at `address` (signal-safe; no lock), or null.
+PatchedSite *trapSiteAt(uintptr_t address);
+
+// Held across fork so the child never inherits a half-done patch.
+void lockPatching();
+void unlockPatching();
+// In a fork child, where the lock names the parent's thread as owner.
+void resetPatchingLockInChild();
+
+} // namespace sonde::agent
+
+// Called by MarkerEntry.S with the frame it built.
+extern "C" void sonde_agent_stub_dispatch(sonde_marker_frame *frame);

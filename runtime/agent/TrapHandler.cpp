@@ -1,0 +1,85 @@
+#include "runtime/agent/TrapHandler.h"
+
+#include "runtime/agent/SitePatches.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ucontext.h>
+
+namespace sonde::agent {
+
+namespace {
+
+struct sigaction previous;
+std::atomic<bool> installed{false};
+
+// Not ours: behave as if we were never installed.
+void chain(int sig, siginfo_t *info, void *uc) {
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(sig, info, uc);
+  } else if (previous.sa_handler == SIG_IGN) {
+    return;
+  } else if (previous.sa_handler == SIG_DFL) {
+    // Pending until this handler returns, then fatal as it would have been.
+    signal(sig, SIG_DFL);
+    raise(sig);
+  } else {
+    previous.sa_handler(sig);
+  }
+}
+
+sonde_marker_frame frameFrom(const greg_t *g, uintptr_t site) {
+  sonde_marker_frame f;
+  f.r15 = g[REG_R15], f.r14 = g[REG_R14], f.r13 = g[REG_R13], f.r12 = g[REG_R12];
+  f.rbp = g[REG_RBP], f.rbx = g[REG_RBX], f.r11 = g[REG_R11], f.r10 = g[REG_R10];
+  f.r9 = g[REG_R9], f.r8 = g[REG_R8], f.rdi = g[REG_RDI], f.rsi = g[REG_RSI];
+  f.rdx = g[REG_RDX], f.rcx = g[REG_RCX], f.rflags = g[REG_EFL], f.rsp = g[REG_RSP];
+  f.rax = g[REG_RAX];
+  f.return_address = site;
+  return f;
+}
+
+void onTrap(int sig, siginfo_t *info, void *context) {
+  auto *uc = static_cast<ucontext_t *>(context);
+  greg_t *g = uc->uc_mcontext.gregs;
+  uintptr_t at = static_cast<uintptr_t>(g[REG_RIP]) - 1;
+  PatchedSite *site = trapSiteAt(at);
+  if (!site) {
+    chain(sig, info, context);
+    return;
+  }
+  int savedErrno = errno;
+  if (MarkerHook *h = site->hook.load(std::memory_order_acquire)) {
+    sonde_marker_frame frame = frameFrom(g, at);
+    h->fire(h, &frame, true);
+    g[REG_RIP] = static_cast<greg_t>(at + site->nopSize);
+  } else {
+    // Detached meanwhile: rerun the restored NOP, or step over the site if the
+    // int3 is still there (mid-unpatch; both encodings are that long).
+    uint8_t now = reinterpret_cast<std::atomic<uint8_t> *>(at)->load();
+    g[REG_RIP] = static_cast<greg_t>(now == 0xcc ? at + site->nopSize : at);
+  }
+  errno = savedErrno;
+}
+
+} // namespace
+
+bool installTrapHandler(std::string *error) {
+  if (installed.load())
+    return true;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = onTrap;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGTRAP, &sa, &previous) != 0) {
+    *error = std::string("cannot install the SIGTRAP handler: ") + std::strerror(errno);
+    return false;
+  }
+  installed.store(true);
+  return true;
+}
+
+} // namespace sonde::agent

@@ -1,0 +1,192 @@
+// Built-ins that read the probed process's memory, with stap's uconversions.stp
+// semantics: user_string* and user_char ... user_uint64 (BuiltinAbi.h). The handler
+// runs inside that process (the agent) or in sonde itself (begin/end/timer probes),
+// so "user memory" is this process's own; it is read with process_vm_readv so that a
+// bad address fails with EFAULT instead of faulting the target.
+#include "runtime/session/BuiltinAbi.h"
+#include "runtime/session/Runtime.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace sonde::session;
+
+namespace {
+
+size_t cap(sonde_context *ctx) { return runtimeOf(ctx).maxStringLen(); }
+
+void copyText(char *out, const char *text, size_t capacity) {
+  std::strncpy(out, text, capacity - 1);
+  out[capacity - 1] = '\0';
+}
+
+// Copies `size` bytes at `addr` of this process; false if any of them is unreadable.
+bool readMemory(uint64_t addr, void *destination, size_t size) {
+  iovec local{destination, size};
+  iovec remote{reinterpret_cast<void *>(static_cast<uintptr_t>(addr)), size};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
+}
+
+// The kernel's strncpy_from_user: copies at most `count` bytes of the string at
+// `addr`, through its NUL if that comes first. Reads page by page, so a string that
+// ends just before an unmapped page is read whole. Returns -EFAULT on a fault.
+long copyString(uint64_t addr, char *out, size_t count) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t done = 0;
+  while (done < count) {
+    uint64_t at = addr + done;
+    size_t chunk = std::min(count - done, page - static_cast<size_t>(at % page));
+    if (at < addr || !readMemory(at, out + done, chunk))
+      return -EFAULT;
+    if (const void *nul = std::memchr(out + done, '\0', chunk))
+      return static_cast<const char *>(nul) - out;
+    done += chunk;
+  }
+  return static_cast<long>(done);
+}
+
+// user_string_n's core: at most n bytes (clamped to 1 + n in [1, MAXSTRINGLEN - 1]
+// copied, the last replaced by NUL, as uconversions.stp does). Returns the copy's
+// result: negative on a fault.
+long readUserString(sonde_context *ctx, char *out, int64_t addr, int64_t n) {
+  int64_t limit = static_cast<int64_t>(cap(ctx)) - 1;
+  int64_t length = n >= limit - 1 ? limit : std::max<int64_t>(n + 1, 1);
+  long rc = copyString(static_cast<uint64_t>(addr), out, static_cast<size_t>(length));
+  if (rc >= 0)
+    out[length - 1] = '\0';
+  return rc;
+}
+
+// "user string copy fault -14 at 0x1234 [man error::fault]", stap's text.
+void faultText(char *out, size_t size, long rc, int64_t addr) {
+  std::snprintf(out, size, "user string copy fault %ld at 0x%" PRIx64 " [man error::fault]", rc,
+                static_cast<uint64_t>(addr));
+}
+
+void userStringOrRaise(sonde_context *ctx, char *out, int64_t addr, int64_t n, uint32_t loc) {
+  long rc = readUserString(ctx, out, addr, n);
+  if (rc >= 0)
+    return;
+  copyText(out, "<unknown>", cap(ctx));
+  char message[128];
+  faultText(message, sizeof message, rc, addr);
+  sonde_raise_message(ctx, message, loc);
+}
+
+void userStringOrWarn(sonde_context *ctx, char *out, int64_t addr, const char *warnMsg) {
+  long rc = readUserString(ctx, out, addr, static_cast<int64_t>(cap(ctx)));
+  if (rc >= 0)
+    return;
+  char message[128];
+  faultText(message, sizeof message, rc, addr);
+  sonde_out_warn(ctx, message);
+  copyText(out, warnMsg, cap(ctx));
+}
+
+// The quoted forms' fallback on a fault: the address in hex, no error.
+void addressText(sonde_context *ctx, char *out, int64_t addr) {
+  std::snprintf(out, cap(ctx), "0x%" PRIx64, static_cast<uint64_t>(addr));
+}
+
+template <typename T>
+int64_t readValue(sonde_context *ctx, int64_t addr, uint32_t loc, bool raise) {
+  T value{};
+  if (readMemory(static_cast<uint64_t>(addr), &value, sizeof value))
+    return static_cast<int64_t>(value);
+  if (raise) {
+    char message[96];
+    std::snprintf(message, sizeof message, "read fault [man error::fault] at 0x%" PRIx64,
+                  static_cast<uint64_t>(addr));
+    sonde_raise_message(ctx, message, loc);
+  }
+  return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+void sonde_fn_user_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                              uint32_t loc) {
+  userStringOrRaise(ctx, out, addr, n, loc);
+}
+
+void sonde_fn_user_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  userStringOrRaise(ctx, out, addr, static_cast<int64_t>(cap(ctx)), loc);
+}
+
+void sonde_fn_user_string_n_3(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                              const char *err_msg, uint32_t) {
+  if (readUserString(ctx, out, addr, n) < 0)
+    copyText(out, err_msg, cap(ctx));
+}
+
+void sonde_fn_user_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,
+                            uint32_t loc) {
+  sonde_fn_user_string_n_3(ctx, out, addr, static_cast<int64_t>(cap(ctx)), err_msg, loc);
+}
+
+void sonde_fn_user_string_warn_2(sonde_context *ctx, char *out, int64_t addr, const char *warn_msg,
+                                 uint32_t) {
+  userStringOrWarn(ctx, out, addr, warn_msg);
+}
+
+void sonde_fn_user_string_warn_1(sonde_context *ctx, char *out, int64_t addr, uint32_t) {
+  userStringOrWarn(ctx, out, addr, "");
+}
+
+void sonde_fn_user_string_quoted_1(sonde_context *ctx, char *out, int64_t addr, uint32_t) {
+  std::vector<char> text(cap(ctx));
+  if (readUserString(ctx, text.data(), addr, static_cast<int64_t>(cap(ctx))) < 0)
+    addressText(ctx, out, addr);
+  else
+    sonde_str_string_quoted(text.data(), out, cap(ctx));
+}
+
+// user_string_n_quoted(addr, n) is (addr, n, MAXSTRINGLEN): a quoted text longer than
+// MAXSTRINGLEN - 2 is cut and ends in `"...` (itself cut to MAXSTRINGLEN - 1).
+void sonde_fn_user_string_n_quoted_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                                     uint32_t) {
+  size_t capacity = cap(ctx);
+  std::vector<char> text(capacity);
+  if (readUserString(ctx, text.data(), addr, n) < 0) {
+    addressText(ctx, out, addr);
+    return;
+  }
+  size_t length = sonde_str_string_quoted(text.data(), out, capacity);
+  if (length > capacity - 2) {
+    out[capacity - 4] = '\0';
+    std::strncat(out, "\"...", capacity - 1 - std::strlen(out));
+  }
+}
+
+#define SONDE_USER_READ(name, type)                                                                \
+  int64_t sonde_fn_user_##name##_1(sonde_context *ctx, int64_t addr, uint32_t loc) {               \
+    return readValue<type>(ctx, addr, loc, false);                                                 \
+  }                                                                                                \
+  int64_t sonde_fn_user_##name##_error_1(sonde_context *ctx, int64_t addr, uint32_t loc) {         \
+    return readValue<type>(ctx, addr, loc, true);                                                  \
+  }
+SONDE_USER_READ(char, signed char)
+SONDE_USER_READ(short, short)
+SONDE_USER_READ(ushort, unsigned short)
+SONDE_USER_READ(int, int)
+SONDE_USER_READ(long, long)
+SONDE_USER_READ(ulong, unsigned long)
+SONDE_USER_READ(int8, int8_t)
+SONDE_USER_READ(uint8, uint8_t)
+SONDE_USER_READ(int16, int16_t)
+SONDE_USER_READ(uint16, uint16_t)
+SONDE_USER_READ(int32, int32_t)
+SONDE_USER_READ(uint32, uint32_t)
+SONDE_USER_READ(int64, int64_t)
+SONDE_USER_READ(uint64, uint64_t)
+#undef SONDE_USER_READ
+
+} // extern "C"

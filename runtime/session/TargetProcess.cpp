@@ -1,0 +1,211 @@
+#include "runtime/session/TargetProcess.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+#include <wordexp.h>
+
+namespace sonde::session {
+
+namespace {
+
+void closeFd(int &fd) {
+  if (fd >= 0)
+    close(fd);
+  fd = -1;
+}
+
+std::string wordexpError(int rc) {
+  switch (rc) {
+  case WRDE_BADCHAR: return "it contains an unquoted |, &, ;, <, >, (, ), { or }";
+  case WRDE_CMDSUB: return "command substitution is not allowed";
+  case WRDE_SYNTAX: return "unbalanced quotes";
+  case WRDE_NOSPACE: return "out of memory";
+  default: return "it cannot be split into words";
+  }
+}
+
+// What the held child does: wait for sonde's go, then exec with the agent.
+[[noreturn]] void runChild(const TargetSpec &spec, char **argv, int goFd, int statusFd,
+                           int controlFd) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGPIPE, SIG_DFL);
+  char go = 0;
+  ssize_t n;
+  do
+    n = read(goFd, &go, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1)
+    _exit(0); // sonde gave up before the target ran
+  close(goFd);
+
+  // Inherited descriptors the agent reads: dup() clears FD_CLOEXEC.
+  auto env = [](const char *name, long value) {
+    setenv(name, std::to_string(value).c_str(), 1);
+  };
+  env("SONDE_AGENT_SEGMENT_FD", dup(spec.segmentFd));
+  env("SONDE_AGENT_CONTROL_FD", controlFd);
+  env("SONDE_AGENT_STATUS_FD", statusFd);
+  env("SONDE_AGENT_OUTPUT_FD", dup(spec.outputFd));
+  env("SONDE_AGENT_ERROR_FD", dup(spec.errorFd));
+  env("SONDE_AGENT_CONSUMER_PID", getppid());
+  setenv("SONDE_AGENT_MODULE", spec.modulePath.c_str(), 1);
+  std::string preload = spec.agentPath;
+  if (const char *old = getenv("LD_PRELOAD"); old && *old)
+    preload += std::string(":") + old;
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+  execvp(argv[0], argv);
+  std::string msg = "error: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) +
+                    "\n";
+  (void)!write(statusFd, msg.data(), msg.size());
+  _exit(127);
+}
+
+} // namespace
+
+std::optional<TargetProcess> TargetProcess::spawn(const TargetSpec &spec, std::string *error) {
+  wordexp_t words{};
+  int rc = wordexp(spec.command.c_str(), &words, WRDE_NOCMD);
+  if (rc != 0 || words.we_wordc == 0) {
+    *error = "-c '" + spec.command + "': cannot run the command: " +
+             (rc == 0 ? std::string("it is empty") : wordexpError(rc));
+    if (rc == 0)
+      wordfree(&words);
+    return std::nullopt;
+  }
+  int goPipe[2], statusPipe[2], controlPipe[2];
+  if (pipe2(goPipe, O_CLOEXEC) != 0) {
+    *error = std::string("-c: pipe: ") + std::strerror(errno);
+    wordfree(&words);
+    return std::nullopt;
+  }
+  // The child's ends of status and control must survive exec; sonde's must not.
+  if (pipe(statusPipe) != 0 || pipe(controlPipe) != 0) {
+    *error = std::string("-c: pipe: ") + std::strerror(errno);
+    wordfree(&words);
+    return std::nullopt;
+  }
+  fcntl(statusPipe[0], F_SETFD, FD_CLOEXEC);
+  fcntl(controlPipe[1], F_SETFD, FD_CLOEXEC);
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    *error = std::string("-c: fork: ") + std::strerror(errno);
+    wordfree(&words);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    close(goPipe[1]);
+    close(statusPipe[0]);
+    close(controlPipe[1]);
+    runChild(spec, words.we_wordv, goPipe[0], statusPipe[1], controlPipe[0]);
+  }
+  wordfree(&words);
+  close(goPipe[0]);
+  close(statusPipe[1]);
+  close(controlPipe[0]);
+  fcntl(statusPipe[0], F_SETFL, O_NONBLOCK);
+
+  TargetProcess t;
+  t.pid_ = pid;
+  t.goFd_ = goPipe[1];
+  t.statusFd_ = statusPipe[0];
+  t.controlFd_ = controlPipe[1];
+  t.pidFd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (t.pidFd_ < 0) {
+    *error = std::string("-c: pidfd_open: ") + std::strerror(errno);
+    t.abandon();
+    return std::nullopt;
+  }
+  fcntl(t.pidFd_, F_SETFD, FD_CLOEXEC);
+  return t;
+}
+
+TargetProcess::TargetProcess(TargetProcess &&o) noexcept
+    : pid_(o.pid_), pidFd_(o.pidFd_), statusFd_(o.statusFd_), controlFd_(o.controlFd_),
+      goFd_(o.goFd_), ready_(o.ready_), status_(o.status_), pending_(std::move(o.pending_)) {
+  o.pid_ = -1;
+  o.pidFd_ = o.statusFd_ = o.controlFd_ = o.goFd_ = -1;
+}
+
+TargetProcess::~TargetProcess() {
+  closeFd(goFd_);
+  closeFd(controlFd_);
+  closeFd(statusFd_);
+  closeFd(pidFd_);
+}
+
+void TargetProcess::release() {
+  if (goFd_ < 0)
+    return;
+  char go = 1;
+  (void)!write(goFd_, &go, 1);
+  closeFd(goFd_);
+}
+
+void TargetProcess::abandon() {
+  closeFd(goFd_);
+  if (pid_ > 0 && !status_) {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    status_ = status;
+  }
+}
+
+void TargetProcess::detachAgents() { closeFd(controlFd_); }
+
+bool TargetProcess::takeAgentReports(int errFd) {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = statusFd_ >= 0 ? read(statusFd_, buf, sizeof buf) : 0;
+    if (n <= 0)
+      break;
+    pending_.append(buf, static_cast<size_t>(n));
+  }
+  size_t nl;
+  while ((nl = pending_.find('\n')) != std::string::npos) {
+    std::string line = pending_.substr(0, nl);
+    pending_.erase(0, nl + 1);
+    if (line == "ready") {
+      ready_ = true;
+    } else {
+      if (line.rfind("error: ", 0) == 0)
+        line.erase(0, 7);
+      std::string msg = "sonde: agent in pid " + std::to_string(pid_) + ": " + line + "\n";
+      (void)!write(errFd, msg.data(), msg.size());
+    }
+  }
+  return ready_;
+}
+
+std::optional<int> TargetProcess::exitStatus() {
+  if (!status_ && pid_ > 0) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_)
+      status_ = status;
+  }
+  return status_;
+}
+
+std::string describeWaitStatus(int status) {
+  if (WIFEXITED(status))
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const char *name = strsignal(WTERMSIG(status));
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           (name ? name : "unknown") + ")" + (WCOREDUMP(status) ? ", core dumped" : "");
+  }
+  return "stopped with wait status " + std::to_string(status);
+}
+
+} // namespace sonde::session
