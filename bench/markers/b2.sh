@@ -3,13 +3,14 @@
 # next to <sys/sdt.h> and LTTng-UST (benchmarks.md B2). ns per iteration is the
 # loop's process CPU time measured inside the target, median of B2_RUNS (3) runs;
 # "over baseline" subtracts the loop without a marker.
-# Environment: B2_N iterations (100,000,000); the rows that record or trap run
-# B2_N / 10. Writes the B2 section of bench/reports/markers.md.
+# Environment: B2_N iterations (100,000,000); the rows that record run B2_N / 10,
+# the trap row B2_N / 100. Writes the B2 section of bench/reports/markers.md.
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 source "$(dirname "$0")/lib.sh"
 n=${B2_N:-100000000}
 n_slow=$((n / 10))
+n_trap=$((n / 100))
 runs=${B2_RUNS:-3}
 
 cd "$tmp"
@@ -46,6 +47,10 @@ sonde_attached() { # SCRIPT ITERATIONS [sonde options...]
   "$sonde" "$@" -e "$script" -c "./b2_sonde $iterations $tmp/result"
 }
 
+sonde_trap() { # ITERATIONS: the stock 1-byte NOP marker, attached through a trap
+  "$sonde" -e 'probe process("./b2_sdt").mark("m") {}' -c "./b2_sdt $1 $tmp/result"
+}
+
 lttng_session_on() { # ITERATIONS
   lttng create b2 --output="$tmp/b2-trace" > /dev/null
   lttng enable-channel -u --subbuf-size=1M --num-subbuf=16 chan > /dev/null
@@ -70,6 +75,7 @@ add_row "sonde marker, handler stores \$arg1 in a global" "$n" \
   "$(median_run sonde_attached 'global x; probe process("./b2_sonde").mark("m") { x = $arg1 }' "$n")" ""
 add_row "sonde marker, printf(\"%d\\n\", \$arg1), text transport to /dev/null" "$n_slow" \
   "$(median_run sonde_attached 'probe process("./b2_sonde").mark("m") { printf("%d\n", $arg1) }' "$n_slow" -o /dev/null)" ""
+add_row "<sys/sdt.h> marker, empty sonde handler (trap path)" "$n_trap" "$(median_run sonde_trap "$n_trap")" ""
 if lttng_start_daemon; then
   add_row "LTTng-UST tracepoint, session on (16 x 1 MiB, discard)" "$n_slow" \
     "$(median_run lttng_session_on "$n_slow")" ""

@@ -150,10 +150,10 @@ void IrGenerator::visit(ast::TargetSymbol &e) {
     return;
   }
   if (e.name == "$$parms" || e.name == "$$vars") {
-    // stap's rendering for markers: "arg1=0x2a arg2=0x0".
+    // stap's rendering for markers: "$arg1=0x2a $arg2=0x0".
     std::string format;
     for (size_t i = 0; i < site->site.args.size(); ++i)
-      format += (i ? " arg" : "arg") + std::to_string(i + 1) + "=%#x";
+      format += (i ? " $arg" : "$arg") + std::to_string(i + 1) + "=%#x";
     llvm::Value *out = stringTemp();
     b_.CreateStore(b_.getInt8(0), out);
     if (format.empty()) {

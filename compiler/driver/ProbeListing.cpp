@@ -83,9 +83,10 @@ void listMarkers(const ast::ProbePoint &p, const ListingRequest &request, Listin
       q.process = value;
     else if (c.name == "library")
       q.library = value;
-    else if (c.name == "provider")
-      q.provider = value, providerWritten = true;
-    else if (c.name == "mark")
+    else if (c.name == "provider") {
+      q.provider = value;
+      providerWritten = true;
+    } else if (c.name == "mark")
       q.name = value;
   }
   q.targetCommand = MarkerCatalog::commandProgram(request.targetCommand);

@@ -27,15 +27,6 @@ ast::ProbePointComponent component(const ast::ProbePointComponent &like, const c
   return {like.tok, name, std::move(lit)};
 }
 
-// The first word of a -c command: the program a bare `process` means.
-std::string commandProgram(const std::string &command) {
-  size_t start = command.find_first_not_of(" \t");
-  if (start == std::string::npos)
-    return "";
-  size_t end = command.find_first_of(" \t", start);
-  return command.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
-
 MarkerCatalog &catalog() {
   static MarkerCatalog shared;
   return shared;
@@ -71,7 +62,7 @@ std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
       markComp = &c;
     }
   }
-  q.targetCommand = commandProgram(targetCommand);
+  q.targetCommand = MarkerCatalog::commandProgram(targetCommand);
 
   probes::marker::MarkerQueryResult found = catalog().find(q);
   if (!found.error.empty()) {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <sys/stat.h>
+#include <type_traits>
 #include <unistd.h>
 #include <wordexp.h>
 

@@ -4,13 +4,14 @@
 // Patterns are POSIX extended regular expressions (regcomp). Each module keeps one
 // cache slot per pattern; the first match in a process compiles the pattern and
 // publishes it there with a compare-and-swap (a thread that loses the race frees
-// its copy), so later matches do not compile again. Captures live per thread: the
+// its copy), so later matches do not compile again. Captures live in the thread's ThreadState: the
 // last match on this thread is what matched() reads, as in stap, where it is the
 // last match of the running handler. Heap use: the compiled pattern once per
 // process, the capture buffer once per thread, and whatever glibc's regexec
 // allocates while matching (stap's own DFA matcher allocates nothing).
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/ContextAbi.h"
+#include "runtime/session/Runtime.h"
 
 #include <atomic>
 #include <cstdio>
@@ -20,16 +21,8 @@
 
 namespace {
 
-constexpr size_t kMaxGroups = 16;
-
-struct LastMatch {
-  bool valid = false; // the last =~ on this thread matched
-  size_t groups = 0;  // capture groups of its pattern, the whole match included
-  regmatch_t spans[kMaxGroups];
-  std::string subject; // the string it matched (copied: the original may change)
-};
-
-thread_local LastMatch lastMatch;
+using sonde::session::RegexCaptures;
+constexpr size_t kMaxGroups = RegexCaptures::kMaxGroups;
 
 regex_t *compiled(void **cache, const char *pattern) {
   auto *slot = reinterpret_cast<std::atomic<regex_t *> *>(cache);
@@ -51,6 +44,7 @@ regex_t *compiled(void **cache, const char *pattern) {
 
 // Copies capture `n` of the last match into out (MAXSTRINGLEN), or raises.
 void copyGroup(sonde_context *ctx, char *out, int64_t n, uint32_t loc) {
+  const RegexCaptures &lastMatch = sonde::session::threadOf(ctx).regex;
   out[0] = '\0';
   char message[128];
   if (!lastMatch.valid) {
@@ -89,6 +83,7 @@ int64_t sonde_regex_match(sonde_context *ctx, void **cache, const char *pattern,
     sonde_raise_message(ctx, "regex compilation failed", loc);
     return 0;
   }
+  RegexCaptures &lastMatch = sonde::session::threadOf(ctx).regex;
   size_t groups = re->re_nsub + 1 < kMaxGroups ? re->re_nsub + 1 : kMaxGroups;
   regmatch_t spans[kMaxGroups];
   if (regexec(re, subject, groups, spans, 0) != 0) {
@@ -114,6 +109,7 @@ void sonde_fn_matched_str_0(sonde_context *ctx, char *out, uint32_t loc) {
 }
 
 int64_t sonde_fn_ngroups_0(sonde_context *ctx, uint32_t loc) {
+  const RegexCaptures &lastMatch = sonde::session::threadOf(ctx).regex;
   if (!lastMatch.valid) {
     sonde_raise_message(ctx, "Attempted to get the groups of a failed regex match", loc);
     return 0;

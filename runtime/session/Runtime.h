@@ -10,11 +10,22 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <regex.h>
+#include <string>
 #include <vector>
 
 namespace sonde::session {
 
 struct Runtime;
+
+// The captures of a thread's last `=~` (RegexMatch.cpp), for matched() and ngroups().
+struct RegexCaptures {
+  static constexpr size_t kMaxGroups = 16;
+  bool valid = false; // the last =~ on this thread matched
+  size_t groups = 0;  // capture groups of its pattern, the whole match included
+  regmatch_t spans[kMaxGroups];
+  std::string subject; // the string it matched (copied: the original may change)
+};
 
 // Scratch a handler thread keeps between invocations (never freed on the event path).
 struct ThreadState {
@@ -24,6 +35,8 @@ struct ThreadState {
   SondeTokenizer tokenizer{};
   std::unique_ptr<OutputBuffer> output = std::make_unique<OutputBuffer>();
   uint64_t randomState;
+  // Here rather than thread_local: exit-time probes run after TLS destructors.
+  RegexCaptures regex;
 };
 
 struct Runtime {

@@ -36,6 +36,28 @@ int tryTake(GlobalHeader *g) {
   return rc;
 }
 
+// After the spin budget, a holder still there is nearly always a thread the
+// scheduler took the CPU from (stap's handlers run with preemption off; ours do
+// not): sleep on the lock until it comes back. Only a holder stuck for this long
+// (a stopped process) makes the hit a skip.
+constexpr int64_t kDescheduledHolderWaitNs = 1'000'000'000;
+
+// Sleeps until the lock is free or kDescheduledHolderWaitNs pass: 0 once ours.
+int waitForHolder(GlobalHeader *g) {
+  timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  int64_t ns = deadline.tv_nsec + kDescheduledHolderWaitNs;
+  deadline.tv_sec += ns / 1'000'000'000;
+  deadline.tv_nsec = ns % 1'000'000'000;
+  int rc = pthread_mutex_clocklock(&g->lock, CLOCK_MONOTONIC, &deadline);
+  if (rc == EOWNERDEAD) {
+    repairGlobal(g);
+    pthread_mutex_consistent(&g->lock);
+    rc = 0;
+  }
+  return rc;
+}
+
 } // namespace
 
 void initGlobalLock(pthread_mutex_t *m) {
@@ -58,11 +80,14 @@ int takeGlobalLocks(void *base, const uint64_t *offsets, uint32_t count) {
       if (rc == 0)
         break;
       // EBUSY spends the budget; anything else (ENOTRECOVERABLE) can never succeed.
-      if (rc != EBUSY || (!limits.suppress_time_limits && ++retries > limits.max_try_lock)) {
-        releaseGlobalLocks(base, offsets, i);
-        return SONDE_ERR_SKIPPED;
+      if (rc == EBUSY && (limits.suppress_time_limits || ++retries <= limits.max_try_lock)) {
+        tryLockDelay(limits.try_lock_delay_us);
+        continue;
       }
-      tryLockDelay(limits.try_lock_delay_us);
+      if (rc == EBUSY && (rc = waitForHolder(g)) == 0)
+        break;
+      releaseGlobalLocks(base, offsets, i);
+      return SONDE_ERR_SKIPPED;
     }
   }
   return SONDE_OK;

@@ -20,6 +20,9 @@ struct Target {
   const char *library;
 };
 
+// gtest names parameters by label, not by their bytes.
+void PrintTo(const Target &target, std::ostream *out) { *out << target.label; }
+
 // The markers e2e_args.c fires in its executable, with their argument counts.
 const std::vector<std::pair<std::string, int>> kExecutableMarkers = {
     {"widths", 12}, {"leaf", 4},  {"strings", 2}, {"constants", 4},
