@@ -176,6 +176,7 @@ void forkParent() {
 }
 
 void forkChild() {
+  sonde_values_forked(); // before process.begin below touches any stats slot
   // The locks record the parent thread as owner: start them afresh.
   new (&agentLock) std::recursive_mutex();
   resetPatchingLockInChild();

@@ -217,3 +217,5 @@ void scalarStatsClear(StatsHeader *h) {
 }
 
 } // namespace sonde::values
+
+extern "C" void sonde_values_forked(void) { sonde::values::refreshPid(); }

@@ -143,6 +143,10 @@ void sonde_session_agent_enter(sonde_segment *seg);
 void sonde_session_agent_leave(sonde_segment *seg);
 /* Agents attached now. */
 uint32_t sonde_session_agent_count(const sonde_segment *seg);
+/* In a fork child, before any handler runs: per-process state of the value model
+ * (the pid that owns stats slots) belongs to the child from now on. Also done by
+ * an atfork handler, whose order against other atfork handlers is not known. */
+void sonde_values_forked(void);
 
 /* ---- locks ---- */
 

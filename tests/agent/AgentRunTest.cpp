@@ -243,6 +243,25 @@ TEST_F(AgentRunTest, ProgramsTheTargetExecsAreNotTraced) {
   EXPECT_EQ(r.agentsAtEnd, 0u);
 }
 
+// Markers of a library the target opens later are attached when it appears, and
+// again when it comes back after a dlclose.
+TEST(AgentDlopenTest, LibrariesOpenedLaterAreAttached) {
+  std::string error, plugin = AGENT_PLUGIN;
+  std::string module = compileModule(
+      "probe process(\"" + plugin + "\").mark(\"hit\") { printf(\"hit %d\\n\", $arg1) }\n",
+      &error);
+  ASSERT_FALSE(module.empty()) << error;
+  AgentRun run(module, &error);
+  ASSERT_TRUE(run.ok()) << error;
+  RunResult r = run.run({AGENT_TARGET, "dlopen", "40", plugin});
+  EXPECT_EQ(r.status, "ready\n");
+  EXPECT_EQ(r.exitCode, 0) << r.errors;
+  EXPECT_EQ(countLines(r.output, "hit "), 80u) << r.output;
+  EXPECT_EQ(countLines(r.output, "hit 39\n"), 2u);
+  EXPECT_EQ(r.errors, "");
+  EXPECT_EQ(r.agentsAtEnd, 0u);
+}
+
 TEST_F(AgentRunTest, AFailedStartLeavesTheTargetRunning) {
   std::string error;
   AgentRun run(modulePath_, &error);

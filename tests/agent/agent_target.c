@@ -5,10 +5,13 @@
  *   agent_target fork N      fires N ticks, forks a child that fires N more
  *   agent_target exec N      fires N ticks, then execs /bin/true
  *   agent_target stock N     fires N sys/sdt.h (trap) ticks
+ *   agent_target dlopen N L  opens library L, calls its marker N times, closes
+ *                            it, and does it all once more
  * Prints "done" and whether the tick semaphore was ever seen set. */
 #include <sonde/sdt.h>
 #include <sys/sdt.h>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +65,18 @@ int main(int argc, char **argv) {
       exit(0);
     }
     waitpid(pid, NULL, 0);
+  } else if (!strcmp(mode, "dlopen") && argc > 3) {
+    for (int round = 0; round < 2; ++round) {
+      void *lib = dlopen(argv[3], RTLD_NOW);
+      if (!lib) {
+        fprintf(stderr, "%s\n", dlerror());
+        return 4;
+      }
+      long (*hit)(long) = (long (*)(long))dlsym(lib, "agent_plugin_hit");
+      for (long i = 0; i < count; ++i)
+        hit(i);
+      dlclose(lib);
+    }
   } else if (!strcmp(mode, "exec")) {
     printf("enabled=%d\n", enabled);
     fflush(stdout);
