@@ -12,13 +12,16 @@
  * sonde_agent_stub_dispatch(frame) on a 16-byte aligned stack. Matched call/ret,
  * so the return predicts.
  *
- * Vector state: SSE registers are saved with movdqa. When the upper halves of
- * ymm0-15 / zmm0-15 are in use (XINUSE, xgetbv with ecx=1), libc's AVX2 routines
- * (vzeroupper) would destroy them, so that case takes xsave/xrstor instead.
- * The opmask and zmm16-31 components do not choose the path: glibc's EVEX
- * string routines leave them in use in every process, so the slow path would
- * become the only one. Their live values are not preserved on the fast path
- * (AVX-512 code keeping k-registers or zmm16-31 live across a marker).
+ * Vector state (sonde_agent_xstate_mode, XState.cpp): registers 0-15 at the
+ * widest size the CPU has: xmm (movdqa), ymm (vmovdqa) or zmm (vmovdqa64), since
+ * libc's AVX2 routines end in vzeroupper, which clears the upper halves of all
+ * of them. No XINUSE test (xgetbv costs more than the stores it would save).
+ * The opmask registers and zmm16-31, which glibc's EVEX routines use, are not
+ * saved: AVX-512 code keeping them live across a marker is not protected.
+ *
+ * Flags are not restored: GCC and clang treat every x86 asm statement, the
+ * marker's included, as clobbering them, and popfq is slow. The frame still
+ * records them.
  */
         .text
         .globl  sonde_agent_marker_entry
@@ -47,72 +50,43 @@ sonde_agent_marker_entry:
         movq    %rsp, %rbx              /* the frame; callee-saved across dispatch */
         cld
         movzbl  sonde_agent_xstate_mode(%rip), %eax
-        testl   %eax, %eax
-        jz      .Lvector
         cmpl    $1, %eax
-        jne     .Lxsave
-        movl    $1, %ecx
-        xgetbv                          /* XINUSE */
-        testl   $0x44, %eax             /* AVX, ZMM_Hi256 (see above) */
-        jnz     .Lxsave
-.Lvector:
+        je      .Lymm
+        ja      .Lzmm
         subq    $256, %rsp
         andq    $-16, %rsp
-        movdqa  %xmm0, 0(%rsp)
-        movdqa  %xmm1, 16(%rsp)
-        movdqa  %xmm2, 32(%rsp)
-        movdqa  %xmm3, 48(%rsp)
-        movdqa  %xmm4, 64(%rsp)
-        movdqa  %xmm5, 80(%rsp)
-        movdqa  %xmm6, 96(%rsp)
-        movdqa  %xmm7, 112(%rsp)
-        movdqa  %xmm8, 128(%rsp)
-        movdqa  %xmm9, 144(%rsp)
-        movdqa  %xmm10, 160(%rsp)
-        movdqa  %xmm11, 176(%rsp)
-        movdqa  %xmm12, 192(%rsp)
-        movdqa  %xmm13, 208(%rsp)
-        movdqa  %xmm14, 224(%rsp)
-        movdqa  %xmm15, 240(%rsp)
+        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        movdqa  %xmm\r, 16*\r(%rsp)
+        .endr
         movq    %rbx, %rdi
         call    sonde_agent_stub_dispatch
-        movdqa  0(%rsp), %xmm0
-        movdqa  16(%rsp), %xmm1
-        movdqa  32(%rsp), %xmm2
-        movdqa  48(%rsp), %xmm3
-        movdqa  64(%rsp), %xmm4
-        movdqa  80(%rsp), %xmm5
-        movdqa  96(%rsp), %xmm6
-        movdqa  112(%rsp), %xmm7
-        movdqa  128(%rsp), %xmm8
-        movdqa  144(%rsp), %xmm9
-        movdqa  160(%rsp), %xmm10
-        movdqa  176(%rsp), %xmm11
-        movdqa  192(%rsp), %xmm12
-        movdqa  208(%rsp), %xmm13
-        movdqa  224(%rsp), %xmm14
-        movdqa  240(%rsp), %xmm15
+        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        movdqa  16*\r(%rsp), %xmm\r
+        .endr
         jmp     .Lrestore
-.Lxsave:
-        subq    sonde_agent_xsave_size(%rip), %rsp
-        andq    $-64, %rsp
-        xorl    %eax, %eax              /* xrstor requires a zeroed XSAVE header */
-        movq    %rax, 512(%rsp)
-        movq    %rax, 520(%rsp)
-        movq    %rax, 528(%rsp)
-        movq    %rax, 536(%rsp)
-        movq    %rax, 544(%rsp)
-        movq    %rax, 552(%rsp)
-        movq    %rax, 560(%rsp)
-        movq    %rax, 568(%rsp)
-        movl    sonde_agent_xsave_mask(%rip), %eax
-        xorl    %edx, %edx
-        xsave   (%rsp)
+.Lymm:
+        subq    $512, %rsp
+        andq    $-32, %rsp
+        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        vmovdqa %ymm\r, 32*\r(%rsp)
+        .endr
         movq    %rbx, %rdi
         call    sonde_agent_stub_dispatch
-        movl    sonde_agent_xsave_mask(%rip), %eax
-        xorl    %edx, %edx
-        xrstor  (%rsp)
+        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        vmovdqa 32*\r(%rsp), %ymm\r
+        .endr
+        jmp     .Lrestore
+.Lzmm:
+        subq    $1024, %rsp
+        andq    $-64, %rsp
+        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        vmovdqa64 %zmm\r, 64*\r(%rsp)
+        .endr
+        movq    %rbx, %rdi
+        call    sonde_agent_stub_dispatch
+        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        vmovdqa64 64*\r(%rsp), %zmm\r
+        .endr
 .Lrestore:
         movq    %rbx, %rsp
         popq    %r15
@@ -129,8 +103,7 @@ sonde_agent_marker_entry:
         popq    %rsi
         popq    %rdx
         popq    %rcx
-        popfq
-        addq    $8, %rsp                /* the saved %rsp */
+        addq    $16, %rsp               /* the flags and the saved %rsp */
         popq    %rax
         ret
         .size   sonde_agent_marker_entry, .-sonde_agent_marker_entry

@@ -120,6 +120,7 @@ void detachTarget(Runtime &rt, TargetProcess &target) {
   clock_gettime(CLOCK_MONOTONIC, &start);
   for (;;) {
     target.takeAgentReports(rt.errorFd);
+    target.exitStatus(); // reaps it: a dead target's agent stops counting
     if (sonde_session_agent_count(rt.segment->abi()) == 0)
       return;
     timespec now;

@@ -165,11 +165,16 @@ void TargetProcess::detachAgents() { closeFd(controlFd_); }
 
 bool TargetProcess::takeAgentReports(int errFd) {
   char buf[4096];
-  for (;;) {
-    ssize_t n = statusFd_ >= 0 ? read(statusFd_, buf, sizeof buf) : 0;
-    if (n <= 0)
-      break;
-    pending_.append(buf, static_cast<size_t>(n));
+  while (statusFd_ >= 0) {
+    ssize_t n = read(statusFd_, buf, sizeof buf);
+    if (n > 0) {
+      pending_.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    // EOF: every agent (and the exec'd command) closed it; stop polling it.
+    if (n == 0 || (errno != EAGAIN && errno != EINTR))
+      closeFd(statusFd_);
+    break;
   }
   size_t nl;
   while ((nl = pending_.find('\n')) != std::string::npos) {

@@ -89,6 +89,9 @@ void scratchRelease(const ScratchMark &mark) {
 }
 
 void scratchReleaseAll() {
+  // Most handlers take no scratch: leave the cache line alone then.
+  if (!arena.current)
+    return;
   arena.current = nullptr;
   if (arena.first)
     arena.first->used = 0;

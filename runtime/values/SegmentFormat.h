@@ -16,6 +16,7 @@ inline constexpr char kSegmentMagic[8] = {'S', 'O', 'N', 'D', 'E', 'S', 'E', 'G'
 inline constexpr uint32_t kSegmentVersion = 1;
 inline constexpr uint64_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kMaxKeys = 9;
+inline constexpr uint32_t kMaxAgents = 256; // traced processes (a target and its fork children)
 inline constexpr uint32_t kMaxBuckets = 128;   // stap's STP_MAX_BUCKETS and HIST_LOG_BUCKETS
 inline constexpr uint32_t kLogBucketZero = 64; // stap's HIST_LOG_BUCKET0
 
@@ -37,9 +38,10 @@ struct SegmentHeader {
   std::atomic<uint32_t> exitRequested;
   std::atomic<uint64_t> errorCount;
   std::atomic<uint64_t> skippedCount;
-  // Agents (one per traced process) currently mapping this segment; sonde waits
-  // for 0 after asking them to detach, before it runs end probes.
-  std::atomic<uint32_t> attachedAgents;
+  // The pid of each agent (one per traced process) attached to this segment, 0
+  // in a free slot. sonde waits for them to detach before end probes run; a
+  // slot whose process died (a crashed target) no longer counts.
+  std::atomic<uint32_t> agentPids[kMaxAgents];
 };
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
 

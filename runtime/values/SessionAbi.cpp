@@ -3,7 +3,10 @@
 #include "runtime/values/SegmentFormat.h"
 #include "runtime/values/ValueAbi.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <signal.h>
+#include <unistd.h>
 
 using namespace sonde::values;
 
@@ -96,12 +99,34 @@ uint64_t sonde_session_skipped_count(const sonde_segment *seg) {
   return header(seg).skippedCount.load();
 }
 
-void sonde_session_agent_enter(sonde_segment *seg) { header(seg).attachedAgents.fetch_add(1); }
+void sonde_session_agent_enter(sonde_segment *seg) {
+  uint32_t pid = static_cast<uint32_t>(getpid());
+  for (auto &slot : header(seg).agentPids) {
+    uint32_t free = 0;
+    if (slot.compare_exchange_strong(free, pid))
+      return;
+  }
+  // More traced processes than slots: sonde just does not wait for this one.
+}
 
-void sonde_session_agent_leave(sonde_segment *seg) { header(seg).attachedAgents.fetch_sub(1); }
+void sonde_session_agent_leave(sonde_segment *seg) {
+  uint32_t pid = static_cast<uint32_t>(getpid());
+  for (auto &slot : header(seg).agentPids) {
+    uint32_t mine = pid;
+    if (slot.compare_exchange_strong(mine, 0))
+      return;
+  }
+}
 
 uint32_t sonde_session_agent_count(const sonde_segment *seg) {
-  return header(seg).attachedAgents.load();
+  uint32_t n = 0;
+  for (const auto &slot : header(seg).agentPids) {
+    uint32_t pid = slot.load();
+    // kill(pid, 0) also finds zombies: the caller reaps its own children first.
+    if (pid != 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH))
+      ++n;
+  }
+  return n;
 }
 
 int sonde_locks_take(sonde_segment *seg, const uint64_t *global_offsets, uint32_t count) {

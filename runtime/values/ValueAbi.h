@@ -141,7 +141,7 @@ uint64_t sonde_session_skipped_count(const sonde_segment *seg);
 /* An agent (in a traced process) starts / stops using the segment. */
 void sonde_session_agent_enter(sonde_segment *seg);
 void sonde_session_agent_leave(sonde_segment *seg);
-/* Agents attached now. */
+/* Agents attached now whose process is alive (a zombie still counts). */
 uint32_t sonde_session_agent_count(const sonde_segment *seg);
 /* In a fork child, before any handler runs: per-process state of the value model
  * (the pid that owns stats slots) belongs to the child from now on. Also done by

@@ -30,5 +30,13 @@ TEST(MarkerThreads, OneMillionEventsPerThreadInAnArrayOfStatistics) {
                "fired 4000000\n0 1000000\n1 1000000\n2 1000000\n3 1000000\n");
 }
 
+// A global scalar takes the global's lock in every handler: a holder the
+// scheduler preempts is waited for, so no event is skipped.
+TEST(MarkerThreads, FourMillionIncrementsOfALockedGlobal) {
+  expectCounts("global n\n" + markProbe(E2E_THREADS, "tick", "n++") +
+                   "probe end { printf(\"total %d\\n\", n) }\n",
+               "fired 4000000\ntotal 4000000\n");
+}
+
 } // namespace
 } // namespace sonde::e2e
