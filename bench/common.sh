@@ -2,7 +2,7 @@
 #   top     the repository; sonde  the binary under test ($SONDE overrides)
 #   tmp     a scratch directory removed on exit
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-sonde=${SONDE:-$top/build/sonde}
+sonde=$(readlink -f "${SONDE:-$top/build/sonde}") # absolute: scripts cd around
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
