@@ -71,6 +71,15 @@ bool applyGlobals(const SessionOptions &o, const LoadedModule &m, values::Segmen
   return true;
 }
 
+// Whether some probe runs inside traced processes (markers, process/thread
+// lifecycle): only then is the agent preloaded.
+bool runsInTargets(const LoadedModule &m) {
+  for (uint32_t i = 0; i < m.desc().probe_count; ++i)
+    if (m.probe(i).kind >= SONDE_PROBE_MARKER)
+      return true;
+  return false;
+}
+
 // Waits until a handler asks to stop, a signal arrives, the -T timeout, or the
 // -c target exits.
 void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> timeout,
@@ -139,9 +148,7 @@ int reportTarget(TargetProcess &target, const LoadedModule &module, const Sessio
                  std::ostream &err) {
   target.takeAgentReports(STDERR_FILENO);
   std::optional<int> status = target.exitStatus();
-  bool needsAgent = false;
-  for (uint32_t i = 0; i < module.desc().probe_count; ++i)
-    needsAgent = needsAgent || module.probe(i).kind >= SONDE_PROBE_MARKER;
+  bool needsAgent = runsInTargets(module);
   // The agent reports before the target's main runs, so a normal exit without
   // a report means it never loaded.
   if (status && WIFEXITED(*status) && needsAgent && !target.agentReady())
@@ -202,7 +209,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   int wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 
   // The agent runs handlers in processes sonde starts; it cannot enter a running one.
-  if (!options.targetCommand)
+  if (!options.targetCommand && runsInTargets(*module))
     for (uint32_t i = 0; i < module->desc().probe_count; ++i)
       if (module->probe(i).kind >= SONDE_PROBE_MARKER) {
         err << "sonde: WARNING: " << module->probe(i).pp
@@ -215,8 +222,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   // works there, as with stap -c.
   std::optional<TargetProcess> target;
   if (options.targetCommand) {
-    TargetSpec spec{*options.targetCommand, options.agentPath, modulePath, segment->fd(), outFd,
-                    STDERR_FILENO};
+    TargetSpec spec{*options.targetCommand, runsInTargets(*module) ? options.agentPath : "",
+                    modulePath, segment->fd(), outFd, STDERR_FILENO};
     std::optional<TargetProcess> spawned = TargetProcess::spawn(spec, &error);
     if (!spawned) {
       err << "sonde: " << error << "\n";

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,6 +48,13 @@ std::string wordexpError(int rc) {
     _exit(0); // sonde gave up before the target ran
   close(goFd);
 
+  if (spec.agentPath.empty()) { // no probe runs in the target: run it as it is
+    execvp(argv[0], argv);
+    std::string msg = "launch: cannot run '" + std::string(argv[0]) + "': " +
+                      std::strerror(errno) + "\n";
+    (void)!write(statusFd, msg.data(), msg.size());
+    _exit(127);
+  }
   // Inherited descriptors the agent reads: dup() clears FD_CLOEXEC.
   auto env = [](const char *name, long value) {
     setenv(name, std::to_string(value).c_str(), 1);
@@ -63,10 +71,38 @@ std::string wordexpError(int rc) {
     preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
   execvp(argv[0], argv);
-  std::string msg = "error: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) +
+  std::string msg = "launch: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) +
                     "\n";
   (void)!write(statusFd, msg.data(), msg.size());
   _exit(127);
+}
+
+// Why execvp(program) would fail, found before anything runs; "" if it would not.
+std::string whyNotExecutable(const std::string &program) {
+  auto check = [](const std::string &path) -> std::string {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+      return std::strerror(errno);
+    if (S_ISDIR(st.st_mode))
+      return "it is a directory";
+    if (access(path.c_str(), X_OK) != 0)
+      return std::strerror(errno);
+    return "";
+  };
+  if (program.find('/') != std::string::npos)
+    return check(program);
+  const char *path = getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    if (check((dir.empty() ? "." : dir) + "/" + program).empty())
+      return "";
+    start = end + 1;
+  }
+  return "not found in $PATH";
 }
 
 } // namespace
@@ -79,6 +115,11 @@ std::optional<TargetProcess> TargetProcess::spawn(const TargetSpec &spec, std::s
              (rc == 0 ? std::string("it is empty") : wordexpError(rc));
     if (rc == 0)
       wordfree(&words);
+    return std::nullopt;
+  }
+  if (std::string why = whyNotExecutable(words.we_wordv[0]); !why.empty()) {
+    *error = "-c '" + spec.command + "': cannot run '" + words.we_wordv[0] + "': " + why;
+    wordfree(&words);
     return std::nullopt;
   }
   int goPipe[2], statusPipe[2], controlPipe[2];
@@ -182,6 +223,9 @@ bool TargetProcess::takeAgentReports(int errFd) {
     pending_.erase(0, nl + 1);
     if (line == "ready") {
       ready_ = true;
+    } else if (line.rfind("launch: ", 0) == 0) {
+      std::string msg = "sonde: -c: " + line.substr(8) + "\n";
+      (void)!write(errFd, msg.data(), msg.size());
     } else {
       if (line.rfind("error: ", 0) == 0)
         line.erase(0, 7);

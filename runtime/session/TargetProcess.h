@@ -13,7 +13,7 @@ namespace sonde::session {
 
 struct TargetSpec {
   std::string command;    // split like a shell word list (wordexp, no substitution)
-  std::string agentPath;  // libsonde-agent.so
+  std::string agentPath;  // libsonde-agent.so; "" when no probe runs in the target
   std::string modulePath; // the compiled handler module
   int segmentFd = -1;
   int outputFd = 1, errorFd = 2;

@@ -92,6 +92,36 @@ TEST(Driver, UnavailableRunOptionsAreNamedNotIgnored) {
                           "build yet\n");
 }
 
+// -c: a command that cannot run is refused before any probe runs.
+TEST(Driver, CommandsThatCannotRunAreNamed) {
+  const char *script = "probe begin { println(\"begin\") }";
+  auto missing = sonde({"-e", script, "-c", "no_such_program_anywhere --flag"});
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_EQ(missing.stdoutText, "");
+  EXPECT_EQ(missing.stderrText, "sonde: -c 'no_such_program_anywhere --flag': cannot run "
+                                "'no_such_program_anywhere': not found in $PATH\n");
+  auto directory = sonde({"-e", script, "-c", "/tmp"});
+  EXPECT_EQ(directory.stderrText, "sonde: -c '/tmp': cannot run '/tmp': it is a directory\n");
+  auto shell = sonde({"-e", script, "-c", "true; false"});
+  EXPECT_EQ(shell.exitCode, 1);
+  EXPECT_EQ(shell.stderrText, "sonde: -c 'true; false': cannot run the command: it contains an "
+                              "unquoted |, &, ;, <, >, (, ), { or }\n");
+  auto quotes = sonde({"-e", script, "-c", "echo \"open"});
+  EXPECT_EQ(quotes.stderrText,
+            "sonde: -c 'echo \"open': cannot run the command: unbalanced quotes\n");
+}
+
+// -c: target() is the command's pid from the begin probes on; its exit ends the run.
+TEST(Driver, CommandRunsAndEndsTheSession) {
+  auto r = sonde({"-e",
+                  "probe begin { printf(\"%d\\n\", target() > 0) } probe end { "
+                  "println(\"end\") }",
+                  "-c", "sh -c 'echo from-target; exit 3'", "--target-status"});
+  EXPECT_EQ(r.exitCode, 3) << r.stderrText;
+  EXPECT_EQ(r.stdoutText, "1\nfrom-target\nend\n");
+  EXPECT_EQ(r.stderrText, "");
+}
+
 // Ctrl-C ends a run like exit(): end probes run, output is flushed, status 0.
 TEST(Driver, InterruptRunsEndProbes) {
   int out[2];
