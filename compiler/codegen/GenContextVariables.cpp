@@ -98,8 +98,8 @@ llvm::Value *IrGenerator::markerArgument(const ArgSpec &arg, const Token &tok) {
     llvm::Value *addr = b_.constLong(mem.displacement);
     if (mem.ripRelative && mem.symbol.empty()) {
       // No symbol: relative to the marker itself (the NOP's link-time address).
-      addr = b_.CreateAdd(addr, b_.constLong(static_cast<int64_t>(
-                                    probe_->probe->markerSite->site.pc)));
+      addr = b_.CreateAdd(addr,
+                          b_.constLong(static_cast<int64_t>(probe_->probe->markerSite->site.pc)));
       addr = b_.CreateAdd(addr, markerLoadBias());
     } else {
       addr = b_.CreateAdd(addr, symbolAddress(mem.symbol, mem.symbolAddress));
@@ -137,7 +137,8 @@ void IrGenerator::visit(ast::TargetSymbol &e) {
   }
   if (e.addressOf || !e.components.empty() || e.prettyDepth > 0) {
     fail("marker arguments are plain integers: '&', '->', '[]' and pretty printing do not "
-         "apply to " + e.name,
+         "apply to " +
+             e.name,
          e.tok);
     return;
   }
@@ -165,8 +166,8 @@ void IrGenerator::visit(ast::TargetSymbol &e) {
     for (size_t i = 0; i < site->site.args.size(); ++i)
       b_.CreateStore(markerArgument(site->site.args[i], e.tok),
                      b_.CreateConstInBoundsGEP2_64(type, args, 0, i));
-    b_.CreateCall(SONDE_RT(b_, sonde_out_sprintf),
-                  {fs_.ctx, b_.constU32(tables_.format(format)), args, out, b_.constU32(loc(e.tok))});
+    b_.CreateCall(SONDE_RT(b_, sonde_out_sprintf), {fs_.ctx, b_.constU32(tables_.format(format)),
+                                                    args, out, b_.constU32(loc(e.tok))});
     branchOnError();
     result_ = {out, ast::Type::String};
     return;

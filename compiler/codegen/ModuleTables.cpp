@@ -58,8 +58,7 @@ llvm::StructType *markerSiteType(llvm::LLVMContext &c) {
     return t;
   llvm::Type *ptr = llvm::PointerType::getUnqual(c), *i32 = llvm::Type::getInt32Ty(c),
              *i64 = llvm::Type::getInt64Ty(c);
-  return llvm::StructType::create(c, {ptr, ptr, ptr, i64, i64, i32, i32, i64},
-                                  "sonde_marker_site");
+  return llvm::StructType::create(c, {ptr, ptr, ptr, i64, i64, i32, i32, i64}, "sonde_marker_site");
 }
 
 } // namespace
@@ -100,8 +99,8 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   const llvm::DataLayout &dl = m.getDataLayout();
   llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty(), *ptr = b.ptrTy();
 
-  auto *probeTy =
-      llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr, ptr}, "sonde_probe_desc");
+  auto *probeTy = llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr, ptr},
+                                           "sonde_probe_desc");
   llvm::StructType *siteTy = markerSiteType(c);
   auto *locTy = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32}, "sonde_location");
   auto *displayTy = llvm::StructType::create(c, {i32, i32}, "sonde_display_global");
@@ -141,8 +140,8 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                offsetof(sonde_module_desc, display_count), offsetof(sonde_module_desc, display),
                offsetof(sonde_module_desc, max_action), offsetof(sonde_module_desc, max_nesting),
                offsetof(sonde_module_desc, init_globals),
-               offsetof(sonde_module_desc, marker_site_count), offsetof(sonde_module_desc, reserved),
-               offsetof(sonde_module_desc, marker_sites)},
+               offsetof(sonde_module_desc, marker_site_count),
+               offsetof(sonde_module_desc, reserved), offsetof(sonde_module_desc, marker_sites)},
               sizeof(sonde_module_desc));
   if (!same) {
     *error = "internal error: the module descriptor does not match runtime/session/ModuleAbi.h";
@@ -159,10 +158,9 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   std::vector<llvm::Constant *> probes;
   for (size_t i = 0; i < facts.probes().size(); ++i) {
     const ProbeInfo &p = facts.probes()[i].info;
-    probes.push_back(llvm::ConstantStruct::get(probeTy, {u32(p.kind), u32(0), s64(p.sequence),
-                                                         s64(p.periodNs), s64(p.randomizeNs),
-                                                         str(p.pp), str(p.pn), handlers[i],
-                                                         optionalStr(p.processPath)}));
+    probes.push_back(llvm::ConstantStruct::get(
+        probeTy, {u32(p.kind), u32(0), s64(p.sequence), s64(p.periodNs), s64(p.randomizeNs),
+                  str(p.pp), str(p.pn), handlers[i], optionalStr(p.processPath)}));
   }
   std::vector<llvm::Constant *> sites;
   for (size_t i = 0; i < facts.probes().size(); ++i) {
@@ -171,17 +169,17 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
       continue;
     const probes::marker::CatalogSite &s = *p.probe->markerSite;
     uint32_t nop = s.site.nop == probes::marker::SiteNop::FiveByte ? 5 : 1;
-    sites.push_back(llvm::ConstantStruct::get(
-        siteTy, {str(s.binary), str(s.site.provider), str(s.site.name),
-                 llvm::ConstantInt::get(i64, s.site.pc),
-                 llvm::ConstantInt::get(i64, s.site.semaphore), u32(nop), u32(i),
-                 llvm::ConstantInt::get(i64, 0)}));
+    sites.push_back(
+        llvm::ConstantStruct::get(siteTy, {str(s.binary), str(s.site.provider), str(s.site.name),
+                                           llvm::ConstantInt::get(i64, s.site.pc),
+                                           llvm::ConstantInt::get(i64, s.site.semaphore), u32(nop),
+                                           u32(i), llvm::ConstantInt::get(i64, 0)}));
   }
   llvm::Constant *siteTable = llvm::ConstantPointerNull::get(b.ptrTy());
   if (!sites.empty()) {
     llvm::GlobalVariable *table = markerSiteTable(m, facts);
-    table->setInitializer(llvm::ConstantArray::get(
-        llvm::cast<llvm::ArrayType>(table->getValueType()), sites));
+    table->setInitializer(
+        llvm::ConstantArray::get(llvm::cast<llvm::ArrayType>(table->getValueType()), sites));
     siteTable = table;
   }
   std::vector<llvm::Constant *> locations;

@@ -80,19 +80,19 @@ ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &op
     info.hasContext = true;
     if (!probe.markerSite || probe.markerSite->site.nop == probes::marker::SiteNop::None) {
       info.disposition = ProbeInfo::Disposition::Unsupported;
-      info.problem = probe.markerSite ? "marker " + probe.markerSite->site.provider + ":" +
-                                            probe.markerSite->site.name + " in " +
-                                            probe.markerSite->binary +
-                                            " is not on a NOP sonde can patch or trap"
-                                      : "marker probe without a resolved site";
+      info.problem = probe.markerSite
+                         ? "marker " + probe.markerSite->site.provider + ":" +
+                               probe.markerSite->site.name + " in " + probe.markerSite->binary +
+                               " is not on a NOP sonde can patch or trap"
+                         : "marker probe without a resolved site";
     }
     break;
   case ProbeKind::ProcessBegin:
   case ProbeKind::ProcessEnd:
   case ProbeKind::ThreadBegin:
   case ProbeKind::ThreadEnd:
-    info.kind = family->kind == ProbeKind::ProcessBegin ? SONDE_PROBE_PROCESS_BEGIN
-                : family->kind == ProbeKind::ProcessEnd ? SONDE_PROBE_PROCESS_END
+    info.kind = family->kind == ProbeKind::ProcessBegin  ? SONDE_PROBE_PROCESS_BEGIN
+                : family->kind == ProbeKind::ProcessEnd  ? SONDE_PROBE_PROCESS_END
                 : family->kind == ProbeKind::ThreadBegin ? SONDE_PROBE_THREAD_BEGIN
                                                          : SONDE_PROBE_THREAD_END;
     if (auto *path = dynamic_cast<const ast::StringLit *>(point.components[0].arg.get())) {

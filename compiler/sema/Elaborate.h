@@ -10,8 +10,8 @@
 namespace sonde {
 
 struct SemaOptions {
-  bool unoptimized = false; // -u: keep unused functions and globals
-  bool skipBadvars = false; // --skip-badvars
+  bool unoptimized = false;  // -u: keep unused functions and globals
+  bool skipBadvars = false;  // --skip-badvars
   std::string targetCommand; // -c CMD: a bare `process` probes its program
 };
 

@@ -72,8 +72,7 @@ std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
   if (found.sites.empty()) {
     std::set<std::string> unique(found.allNames.begin(), found.allNames.end());
     std::string name = q.name.substr(0, q.name.find_first_of("*?["));
-    std::string sugs =
-        name.empty() ? "" : similarNames(name, {unique.begin(), unique.end()}, 5, 5);
+    std::string sugs = name.empty() ? "" : similarNames(name, {unique.begin(), unique.end()}, 5, 5);
     error = "no match" + (sugs.empty() ? "" : " (similar marks: " + sugs + ")");
     return {};
   }
@@ -82,8 +81,8 @@ std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
   std::string executable = found.sites.front().binary;
   if (!q.process.empty() || !q.targetCommand.empty()) {
     std::string ignored;
-    if (auto exe = MarkerCatalog::resolveExecutable(
-            q.process.empty() ? q.targetCommand : q.process, ignored))
+    if (auto exe = MarkerCatalog::resolveExecutable(q.process.empty() ? q.targetCommand : q.process,
+                                                    ignored))
       executable = *exe;
   }
   for (const CatalogSite &s : found.sites) {

@@ -365,7 +365,8 @@ private:
         bool context = false, found = true;
         void visit(ast::TargetSymbol &t) override {
           context = true;
-          found = found && probes::contextVariable(self->family_, self->point_, self->site_, t).found;
+          found =
+              found && probes::contextVariable(self->family_, self->point_, self->site_, t).found;
         }
         void visit(ast::CastOp &) override { context = true, found = false; }
         void visit(ast::AtVar &) override { context = true, found = false; }

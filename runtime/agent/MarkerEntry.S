@@ -23,6 +23,21 @@
  * marker's included, as clobbering them, and popfq is slow. The frame still
  * records them.
  */
+/* Saves registers 0-15 of one vector width (`size` bytes each, aligned) below
+ * the frame, calls the dispatch with the frame, restores them. */
+        .macro  vector_call move, reg, size
+        subq    $16*\size, %rsp
+        andq    $-\size, %rsp
+        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        \move   %\reg\r, \size*\r(%rsp)
+        .endr
+        movq    %rbx, %rdi
+        call    sonde_agent_stub_dispatch
+        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        \move   \size*\r(%rsp), %\reg\r
+        .endr
+        .endm
+
         .text
         .globl  sonde_agent_marker_entry
         .hidden sonde_agent_marker_entry
@@ -53,40 +68,13 @@ sonde_agent_marker_entry:
         cmpl    $1, %eax
         je      .Lymm
         ja      .Lzmm
-        subq    $256, %rsp
-        andq    $-16, %rsp
-        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        movdqa  %xmm\r, 16*\r(%rsp)
-        .endr
-        movq    %rbx, %rdi
-        call    sonde_agent_stub_dispatch
-        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        movdqa  16*\r(%rsp), %xmm\r
-        .endr
+        vector_call movdqa, xmm, 16
         jmp     .Lrestore
 .Lymm:
-        subq    $512, %rsp
-        andq    $-32, %rsp
-        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        vmovdqa %ymm\r, 32*\r(%rsp)
-        .endr
-        movq    %rbx, %rdi
-        call    sonde_agent_stub_dispatch
-        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        vmovdqa 32*\r(%rsp), %ymm\r
-        .endr
+        vector_call vmovdqa, ymm, 32
         jmp     .Lrestore
 .Lzmm:
-        subq    $1024, %rsp
-        andq    $-64, %rsp
-        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        vmovdqa64 %zmm\r, 64*\r(%rsp)
-        .endr
-        movq    %rbx, %rdi
-        call    sonde_agent_stub_dispatch
-        .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        vmovdqa64 64*\r(%rsp), %zmm\r
-        .endr
+        vector_call vmovdqa64, zmm, 64
 .Lrestore:
         movq    %rbx, %rsp
         popq    %r15

@@ -222,8 +222,12 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   // works there, as with stap -c.
   std::optional<TargetProcess> target;
   if (options.targetCommand) {
-    TargetSpec spec{*options.targetCommand, runsInTargets(*module) ? options.agentPath : "",
-                    modulePath, segment->fd(), outFd, STDERR_FILENO};
+    TargetSpec spec{*options.targetCommand,
+                    runsInTargets(*module) ? options.agentPath : "",
+                    modulePath,
+                    segment->fd(),
+                    outFd,
+                    STDERR_FILENO};
     std::optional<TargetProcess> spawned = TargetProcess::spawn(spec, &error);
     if (!spawned) {
       err << "sonde: " << error << "\n";

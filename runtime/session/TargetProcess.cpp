@@ -50,15 +50,13 @@ std::string wordexpError(int rc) {
 
   if (spec.agentPath.empty()) { // no probe runs in the target: run it as it is
     execvp(argv[0], argv);
-    std::string msg = "launch: cannot run '" + std::string(argv[0]) + "': " +
-                      std::strerror(errno) + "\n";
+    std::string msg =
+        "launch: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) + "\n";
     (void)!write(statusFd, msg.data(), msg.size());
     _exit(127);
   }
   // Inherited descriptors the agent reads: dup() clears FD_CLOEXEC.
-  auto env = [](const char *name, long value) {
-    setenv(name, std::to_string(value).c_str(), 1);
-  };
+  auto env = [](const char *name, long value) { setenv(name, std::to_string(value).c_str(), 1); };
   env("SONDE_AGENT_SEGMENT_FD", dup(spec.segmentFd));
   env("SONDE_AGENT_CONTROL_FD", controlFd);
   env("SONDE_AGENT_STATUS_FD", statusFd);
@@ -71,8 +69,8 @@ std::string wordexpError(int rc) {
     preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
   execvp(argv[0], argv);
-  std::string msg = "launch: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) +
-                    "\n";
+  std::string msg =
+      "launch: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) + "\n";
   (void)!write(statusFd, msg.data(), msg.size());
   _exit(127);
 }

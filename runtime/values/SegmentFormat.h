@@ -16,7 +16,7 @@ inline constexpr char kSegmentMagic[8] = {'S', 'O', 'N', 'D', 'E', 'S', 'E', 'G'
 inline constexpr uint32_t kSegmentVersion = 1;
 inline constexpr uint64_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kMaxKeys = 9;
-inline constexpr uint32_t kMaxAgents = 256; // traced processes (a target and its fork children)
+inline constexpr uint32_t kMaxAgents = 256;    // traced processes (a target and its fork children)
 inline constexpr uint32_t kMaxBuckets = 128;   // stap's STP_MAX_BUCKETS and HIST_LOG_BUCKETS
 inline constexpr uint32_t kLogBucketZero = 64; // stap's HIST_LOG_BUCKET0
 

@@ -248,8 +248,7 @@ TEST_F(AgentRunTest, ProgramsTheTargetExecsAreNotTraced) {
 TEST(AgentDlopenTest, LibrariesOpenedLaterAreAttached) {
   std::string error, plugin = AGENT_PLUGIN;
   std::string module = compileModule(
-      "probe process(\"" + plugin + "\").mark(\"hit\") { printf(\"hit %d\\n\", $arg1) }\n",
-      &error);
+      "probe process(\"" + plugin + "\").mark(\"hit\") { printf(\"hit %d\\n\", $arg1) }\n", &error);
   ASSERT_FALSE(module.empty()) << error;
   AgentRun run(module, &error);
   ASSERT_TRUE(run.ok()) << error;

@@ -7,13 +7,13 @@
 
 #include <memory>
 #include <string>
-#include <utility>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 // Marker probe points need a real binary with SDT notes: Debian's python3.11 has
 // them (function__entry with 3 arguments, gc__start and gc__done with 1).
-#define SKIP_WITHOUT_PYTHON_MARKERS()                                                             \
+#define SKIP_WITHOUT_PYTHON_MARKERS()                                                              \
   do {                                                                                             \
     if (access("/usr/bin/python3.11", R_OK) != 0)                                                  \
       GTEST_SKIP() << "needs /usr/bin/python3.11 and its SDT markers";                             \
