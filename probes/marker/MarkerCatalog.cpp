@@ -138,14 +138,20 @@ std::optional<std::string> canonicalElf(const std::string &name, std::string &er
     error = "no such file: " + name;
     return std::nullopt;
   }
-  char magic[4] = {};
-  std::ifstream in(canonical, std::ios::binary);
-  if (!fs::is_regular_file(canonical, ec) || !in.read(magic, sizeof magic) ||
-      std::string_view(magic, sizeof magic) != "\x7f"
-                                               "ELF") {
+  // Regular files holding at least an ELF header, checked before opening: opening
+  // a FIFO, or reading /proc files (size 0) such as /proc/kmsg, can block.
+  auto notElf = [&] {
     error = "not an ELF file: " + canonical.string();
     return std::nullopt;
-  }
+  };
+  constexpr uintmax_t kElfHeaderBytes = 64;
+  if (!fs::is_regular_file(canonical, ec) || fs::file_size(canonical, ec) < kElfHeaderBytes || ec)
+    return notElf();
+  char magic[4] = {};
+  std::ifstream in(canonical, std::ios::binary);
+  if (!in.read(magic, sizeof magic) || std::string_view(magic, sizeof magic) != "\x7f"
+                                                                               "ELF")
+    return notElf();
   return canonical.string();
 }
 

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace sonde::probes::marker;
@@ -334,6 +335,22 @@ TEST_F(MarkerCatalogTest, RebuiltFileIsReadAgain) {
   MarkerQueryResult r = find(path("app_changing"), "*");
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(describe(r), (std::vector<std::string>{"app_changing:demo:inner_mark"}));
+}
+
+// A FIFO (or device) named as the process is refused without being opened: opening
+// a FIFO with no writer would block pass 2 for ever.
+TEST(MarkerCatalogFiles, NonRegularFilesAreNotElf) {
+  fs::path fifo = fs::path(testing::TempDir()) / ("sonde_fifo_" + std::to_string(getpid()));
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  MarkerCatalog catalog;
+  MarkerQuery q;
+  q.process = fifo.string();
+  q.name = "*";
+  auto r = catalog.find(q);
+  EXPECT_EQ(r.error, "not an ELF file: " + fs::canonical(fifo).string());
+  q.process = "/dev/zero";
+  EXPECT_EQ(catalog.find(q).error, "not an ELF file: /dev/zero");
+  fs::remove(fifo);
 }
 
 TEST(LibraryResolverTest, SystemLibraryDirectories) {
