@@ -150,7 +150,7 @@ std::optional<std::string> canonicalElf(const std::string &name, std::string &er
   char magic[4] = {};
   std::ifstream in(canonical, std::ios::binary);
   if (!in.read(magic, sizeof magic) || std::string_view(magic, sizeof magic) != "\x7f"
-                                                                               "ELF")
+                                                                                "ELF")
     return notElf();
   return canonical.string();
 }

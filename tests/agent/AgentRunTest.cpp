@@ -18,7 +18,8 @@ namespace {
 
 // A compiled module (sonde -p4), or empty with the reason in `error`.
 std::string compileModule(const std::string &script, std::string *error) {
-  std::string path = ::testing::TempDir() + "agent_script.probe";
+  // ctest runs these tests in parallel processes: one script file per process.
+  std::string path = ::testing::TempDir() + "agent_script_" + std::to_string(getpid()) + ".probe";
   FILE *f = std::fopen(path.c_str(), "w");
   std::fputs(script.c_str(), f);
   std::fclose(f);
