@@ -78,6 +78,7 @@ ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &op
   case ProbeKind::Marker:
     info.kind = SONDE_PROBE_MARKER;
     info.hasContext = true;
+    info.checksSessionRunning = false;
     if (!probe.markerSite || probe.markerSite->site.nop == probes::marker::SiteNop::None) {
       info.disposition = ProbeInfo::Disposition::Unsupported;
       info.problem = probe.markerSite

@@ -26,8 +26,10 @@ struct ProbeInfo {
   std::string pp, pn;
   // process("PATH") lifecycle probes: the executable they are limited to.
   std::string processPath;
-  // begin/end/error run in the session state the runtime chooses; every other
-  // handler returns at once unless the session is running.
+  // begin/end/error run in the session state the runtime chooses; timers return
+  // at once unless the session is running. Probes that run in traced processes
+  // (markers, process/thread lifecycle) do not check: the agent tests the
+  // session state before it enters any handler, so the event path pays once.
   bool checksSessionRunning = true;
   // Probes without context (begin/end/error/timer): `$` variables never resolve.
   bool hasContext = false;
