@@ -16,30 +16,17 @@ const ast::ProbePointComponent *component(const ast::ProbePoint &p, std::string_
   return nullptr;
 }
 
-// The numeric argument of component `name`, or `fallback` when absent.
-int64_t numberArg(const ast::ProbePoint &p, std::string_view name, int64_t fallback) {
-  const auto *c = component(p, name);
-  if (!c)
-    return fallback;
-  if (const auto *n = dynamic_cast<const ast::NumberLit *>(c->arg.get()))
-    return n->value;
-  return fallback;
-}
-
 // hrtimer intervals must lie within [100 us, 1 day], expressed in the unit used.
 struct TimerUnit {
   std::string_view name;
   int64_t min, max;
+  int64_t ns; // one unit in nanoseconds
 };
 constexpr TimerUnit kTimerUnits[] = {
-    {"s", 1, 86400},
-    {"sec", 1, 86400},
-    {"ms", 1, 86400000},
-    {"msec", 1, 86400000},
-    {"us", 100, 86400000000},
-    {"usec", 100, 86400000000},
-    {"ns", 100000, 86400000000000},
-    {"nsec", 100000, 86400000000000},
+    {"s", 1, 86400, 1000000000},       {"sec", 1, 86400, 1000000000},
+    {"ms", 1, 86400000, 1000000},      {"msec", 1, 86400000, 1000000},
+    {"us", 100, 86400000000, 1000},    {"usec", 100, 86400000000, 1000},
+    {"ns", 100000, 86400000000000, 1}, {"nsec", 100000, 86400000000000, 1},
 };
 
 std::string validateTimer(const ast::ProbePoint &p) {
@@ -147,6 +134,22 @@ bool isArgN(std::string_view name) {
 }
 
 } // namespace
+
+int64_t numberArg(const ast::ProbePoint &p, std::string_view name, int64_t fallback) {
+  const auto *c = component(p, name);
+  if (!c)
+    return fallback;
+  if (const auto *n = dynamic_cast<const ast::NumberLit *>(c->arg.get()))
+    return n->value;
+  return fallback;
+}
+
+int64_t timerUnitNs(std::string_view unit) {
+  for (const auto &u : kTimerUnits)
+    if (u.name == unit)
+      return u.ns;
+  return 0;
+}
 
 bool ProbeFamily::hasContextVariables() const {
   return kind == K::Marker || kind == K::KernelTrace;

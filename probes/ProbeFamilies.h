@@ -55,6 +55,11 @@ const std::vector<ProbeFamily> &families();
 
 ArgKind argKindOf(const ast::ProbePointComponent &c);
 
+// The numeric argument of component `name` of a point, or `fallback` when absent.
+int64_t numberArg(const ast::ProbePoint &p, std::string_view name, int64_t fallback);
+// Nanoseconds per unit of timer.s/ms/us/ns(N) (and sec/msec/usec/nsec); 0 otherwise.
+int64_t timerUnitNs(std::string_view unit);
+
 // The family of a concrete (wildcard-free, alias-free) point, or null.
 const ProbeFamily *familyOf(const ast::ProbePoint &point);
 

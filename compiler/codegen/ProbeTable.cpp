@@ -8,32 +8,9 @@
 
 namespace sonde::codegen {
 
-namespace {
-
+using probes::numberArg;
 using probes::ProbeKind;
-
-int64_t numberArg(const ast::ProbePoint &p, std::string_view name, int64_t fallback) {
-  for (const auto &c : p.components)
-    if (c.name == name)
-      if (const auto *n = dynamic_cast<const ast::NumberLit *>(c.arg.get()))
-        return n->value;
-  return fallback;
-}
-
-// Nanoseconds per unit of timer.s/ms/us/ns(N); 0 for an unknown unit.
-int64_t timerUnitNs(std::string_view unit) {
-  if (unit == "s" || unit == "sec")
-    return 1000000000;
-  if (unit == "ms" || unit == "msec")
-    return 1000000;
-  if (unit == "us" || unit == "usec")
-    return 1000;
-  if (unit == "ns" || unit == "nsec")
-    return 1;
-  return 0;
-}
-
-} // namespace
+using probes::timerUnitNs;
 
 ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &opts) {
   ProbeInfo info;

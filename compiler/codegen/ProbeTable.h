@@ -1,7 +1,7 @@
 // What the module's probe table says about each derived probe: the kind of event
 // that runs it (runtime/session/ModuleAbi.h), its order or period, pp() and pn().
-// The probe family comes from probes/ProbeFamilies; this file only turns a
-// family's arguments into the numbers the runtime schedules by.
+// The probe family, its arguments and their units come from probes/ProbeFamilies;
+// this file turns them into the numbers the runtime schedules by.
 #pragma once
 
 #include "ast/Ast.h"
