@@ -225,14 +225,27 @@ void AliasExpander::walkGlob(const MatchNode &node, const Location &loc, size_t 
       continue;
     Location concrete = loc.copy();
     concrete.point->components[pos].name = key.name;
-    try {
-      walk(*child, concrete, pos + 1, d);
-    } catch (const DeriveError &e) {
-      // A wildcard only needs some of its matches to work out.
-      if (e.recursive)
-        throw;
-    }
+    walkOneMatch(*child, concrete, pos + 1, d);
   }
+  finishWildcard(node, loc, pos, d, before);
+}
+
+// One of a wildcard's matches: it only needs some of them to work out.
+void AliasExpander::walkOneMatch(const MatchNode &node, const Location &loc, size_t pos,
+                                 const Derivation &d) {
+  try {
+    walk(node, loc, pos, d);
+  } catch (const DeriveError &e) {
+    if (e.recursive)
+      throw;
+  }
+}
+
+// After a wildcard's matches: a suffix of an alias, else (unless optional) the
+// mismatch error with the names that were close.
+void AliasExpander::finishWildcard(const MatchNode &node, const Location &loc, size_t pos,
+                                   const Derivation &d, size_t before) {
+  const ProbePointComponent &comp = loc.point->components[pos];
   if (script_.derived.size() == before)
     trySuffixExpansion(node, loc, pos, d);
   if (!loc.optional() && script_.derived.size() == before) {
@@ -256,34 +269,16 @@ void AliasExpander::walkDoubleGlob(const MatchNode &node, const Location &loc, s
 
   Location simple = loc.copy();
   simple.point->components[pos].name = prefix + "*" + suffix;
-  try {
-    walk(node, simple, pos, d);
-  } catch (const DeriveError &e) {
-    if (e.recursive)
-      throw;
-  }
+  walkOneMatch(node, simple, pos, d);
 
   Location expanded = loc.copy();
   auto &cs = expanded.point->components;
   ProbePointComponent pre{comp.tok, prefix + "*", nullptr};
   cs[pos].name = "**" + suffix; // keeps the argument
   cs.insert(cs.begin() + static_cast<long>(pos), std::move(pre));
-  try {
-    walk(node, expanded, pos, d);
-  } catch (const DeriveError &e) {
-    if (e.recursive)
-      throw;
-  }
+  walkOneMatch(node, expanded, pos, d);
 
-  if (script_.derived.size() == before)
-    trySuffixExpansion(node, loc, pos, d);
-  if (!loc.optional() && script_.derived.size() == before) {
-    std::string sugs = node.suggest(comp.name);
-    throw DeriveError{
-        SemaDiagnostics::note("probe point mismatch: didn't find any wildcard matches" +
-                                  (sugs.empty() ? "" : " (similar: " + sugs + ")"),
-                              comp.tok)};
-  }
+  finishWildcard(node, loc, pos, d, before);
 }
 
 // The components from `pos` on may be a suffix of an alias matched so far

@@ -35,6 +35,9 @@ private:
   void walk(const MatchNode &node, const Location &loc, size_t pos, const Derivation &d);
   void walkDoubleGlob(const MatchNode &node, const Location &loc, size_t pos, const Derivation &d);
   void walkGlob(const MatchNode &node, const Location &loc, size_t pos, const Derivation &d);
+  void walkOneMatch(const MatchNode &node, const Location &loc, size_t pos, const Derivation &d);
+  void finishWildcard(const MatchNode &node, const Location &loc, size_t pos, const Derivation &d,
+                      size_t before);
   void trySuffixExpansion(const MatchNode &node, const Location &loc, size_t pos,
                           const Derivation &d);
   void build(const MatchEnd &end, const Location &loc, const Derivation &d,
