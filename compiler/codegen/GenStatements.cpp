@@ -150,32 +150,24 @@ void IrGenerator::visit(ast::NextStmt &s) {
   startDeadBlock();
 }
 
-void IrGenerator::visit(ast::BreakStmt &s) {
-  for (size_t i = fs_.scopes.size(); i > 0; --i) {
-    Scope &loop = fs_.scopes[i - 1];
-    if (loop.kind == Scope::Kind::Try)
-      continue;
-    recordActions(1, s.tok, true);
-    leaveScopesDownTo(i);
-    b_.CreateBr(loop.breakTo);
-    startDeadBlock();
-    return;
-  }
-  fail("cannot 'break' outside loop", s.tok);
-}
+void IrGenerator::visit(ast::BreakStmt &s) { jumpOutOfLoop(s.tok, true); }
 
-void IrGenerator::visit(ast::ContinueStmt &s) {
+void IrGenerator::visit(ast::ContinueStmt &s) { jumpOutOfLoop(s.tok, false); }
+
+// break / continue: to the innermost loop's exit or next iteration, ending the
+// foreach loops left on the way (a try is not a loop).
+void IrGenerator::jumpOutOfLoop(const Token &tok, bool isBreak) {
   for (size_t i = fs_.scopes.size(); i > 0; --i) {
     Scope &loop = fs_.scopes[i - 1];
     if (loop.kind == Scope::Kind::Try)
       continue;
-    recordActions(1, s.tok, true);
+    recordActions(1, tok, true);
     leaveScopesDownTo(i);
-    b_.CreateBr(loop.continueTo);
+    b_.CreateBr(isBreak ? loop.breakTo : loop.continueTo);
     startDeadBlock();
     return;
   }
-  fail("cannot 'continue' outside loop", s.tok);
+  fail(isBreak ? "cannot 'break' outside loop" : "cannot 'continue' outside loop", tok);
 }
 
 // delete a / a[k] / a[k, *] / scalar (back to 0, "" or empty stats).

@@ -141,6 +141,7 @@ private:
   llvm::BasicBlock *newBlock(const llvm::Twine &name);
   void pushScope(Scope s) { fs_.scopes.push_back(s); }
   void popScope() { fs_.scopes.pop_back(); }
+  void jumpOutOfLoop(const Token &tok, bool isBreak); // GenStatements.cpp
   // Ends the foreach loops of scopes [depth, top) (innermost first).
   void leaveScopesDownTo(size_t depth);
   llvm::BasicBlock *errorLanding();
