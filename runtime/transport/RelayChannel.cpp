@@ -1,0 +1,235 @@
+#include "runtime/transport/RelayChannel.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <new>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace sonde::transport {
+
+namespace {
+
+struct Layout {
+  uint64_t ringsOffset, slotsOffset, dataOffset, totalSize;
+};
+
+bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+// Slot headers per ring, rounded up to whole cache lines: producers of different
+// rings store to their slots on every commit and must not share a line.
+uint64_t slotStride(uint32_t subbufCount) {
+  return alignUp(uint64_t{subbufCount} * sizeof(RelaySlotHeader), 64) / sizeof(RelaySlotHeader);
+}
+
+Layout layoutFor(uint32_t subbufSize, uint32_t subbufCount, uint32_t ringCount) {
+  Layout l;
+  l.ringsOffset = alignUp(sizeof(RelayHeader), 64);
+  l.slotsOffset = l.ringsOffset + uint64_t{ringCount} * sizeof(RelayRingHeader);
+  uint64_t slotHeaders = uint64_t{ringCount} * slotStride(subbufCount);
+  l.dataOffset = alignUp(l.slotsOffset + slotHeaders * sizeof(RelaySlotHeader), kRelayDataAlign);
+  l.totalSize = l.dataOffset + uint64_t{ringCount} * subbufCount * subbufSize;
+  return l;
+}
+
+const char *checkConfig(const RelayConfig &c) {
+  if (!isPowerOfTwo(c.subbufSize) || c.subbufSize < 64 || c.subbufSize > (1u << 30))
+    return "relay sub-buffer size must be a power of two from 64 bytes to 1 GiB";
+  if (!isPowerOfTwo(c.subbufCount) || c.subbufCount < 2 || c.subbufCount > (1u << 20))
+    return "relay sub-buffer count must be a power of two from 2 to 2^20";
+  if (c.ringCount == 0 || c.ringCount > 65536)
+    return "relay ring count must be from 1 to 65536";
+  if (c.mode != RelayMode::Block && c.mode != RelayMode::Discard && c.mode != RelayMode::Overwrite)
+    return "unknown relay mode";
+  return nullptr;
+}
+
+template <typename T> std::optional<T> fail(std::string *error, std::string msg) {
+  if (error)
+    *error = std::move(msg);
+  return std::nullopt;
+}
+
+uint64_t ownerWordOfCaller() {
+  return (uint64_t(uint32_t(getpid())) << 32) | uint32_t(syscall(SYS_gettid));
+}
+
+// Whether the thread named by an owner word is gone (its process died, or the
+// thread exited). A tid reused since then looks alive: the ring stays taken.
+bool ownerIsDead(uint64_t owner) {
+  auto pid = pid_t(owner >> 32), tid = pid_t(owner & 0xffffffffu);
+  return syscall(SYS_tgkill, pid, tid, 0) == -1 && errno == ESRCH;
+}
+
+} // namespace
+
+std::optional<RelayChannel> RelayChannel::create(const RelayConfig &config, std::string *error) {
+  if (const char *problem = checkConfig(config))
+    return fail<RelayChannel>(error, problem);
+  Layout l = layoutFor(config.subbufSize, config.subbufCount, config.ringCount);
+  int fd = memfd_create("sonde-relay", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return fail<RelayChannel>(error, std::string("memfd_create: ") + std::strerror(errno));
+  // Sealed size: no target can shrink the file under sonde's mapping (SIGBUS).
+  if (ftruncate(fd, off_t(l.totalSize)) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    auto result =
+        fail<RelayChannel>(error, std::string("sizing the relay channel: ") + std::strerror(errno));
+    close(fd);
+    return result;
+  }
+  void *base = mmap(nullptr, l.totalSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) {
+    auto result = fail<RelayChannel>(error, std::string("mapping the relay channel: ") +
+                                                std::strerror(errno));
+    close(fd);
+    return result;
+  }
+  auto *h = new (base) RelayHeader{};
+  std::memcpy(h->magic, kRelayMagic, sizeof(h->magic));
+  h->version = kRelayVersion;
+  h->mode = config.mode;
+  h->subbufSize = config.subbufSize;
+  h->subbufCount = config.subbufCount;
+  h->ringCount = config.ringCount;
+  h->totalSize = l.totalSize;
+  h->blockTimeoutNs = config.blockTimeoutNs;
+  h->ringsOffset = l.ringsOffset;
+  h->slotsOffset = l.slotsOffset;
+  h->dataOffset = l.dataOffset;
+  RelayChannel channel(fd, base, l.totalSize);
+  for (uint32_t r = 0; r < config.ringCount; ++r) {
+    new (&channel.ring(r)) RelayRingHeader{};
+    for (uint32_t s = 0; s < config.subbufCount; ++s)
+      new (&channel.slot(r, s)) RelaySlotHeader{kRelayNoSubbuf, 0, 0, 0};
+  }
+  return channel;
+}
+
+std::optional<RelayChannel> RelayChannel::attach(int fd, std::string *error) {
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return fail<RelayChannel>(error,
+                              std::string("fstat of the relay channel: ") + std::strerror(errno));
+  auto size = uint64_t(st.st_size);
+  if (size < sizeof(RelayHeader))
+    return fail<RelayChannel>(error, "relay channel too small");
+  void *base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED)
+    return fail<RelayChannel>(error,
+                              std::string("mapping the relay channel: ") + std::strerror(errno));
+  const auto *h = static_cast<const RelayHeader *>(base);
+  const char *problem = nullptr;
+  RelayConfig shape{h->mode, h->subbufSize, h->subbufCount, h->ringCount, h->blockTimeoutNs};
+  if (std::memcmp(h->magic, kRelayMagic, sizeof(h->magic)) != 0)
+    problem = "not a sonde relay channel";
+  else if (h->version != kRelayVersion)
+    problem = "relay channel version mismatch";
+  else if (checkConfig(shape) != nullptr || h->totalSize != size ||
+           layoutFor(h->subbufSize, h->subbufCount, h->ringCount).totalSize != size)
+    problem = "relay channel header is inconsistent";
+  if (problem) {
+    munmap(base, size);
+    return fail<RelayChannel>(error, problem);
+  }
+  return RelayChannel(-1, base, size);
+}
+
+RelayChannel::RelayChannel(RelayChannel &&other) noexcept
+    : fd_(other.fd_), base_(other.base_), size_(other.size_) {
+  other.fd_ = -1;
+  other.base_ = nullptr;
+  other.size_ = 0;
+}
+
+RelayChannel &RelayChannel::operator=(RelayChannel &&other) noexcept {
+  if (this != &other) {
+    release();
+    fd_ = other.fd_;
+    base_ = other.base_;
+    size_ = other.size_;
+    other.fd_ = -1;
+    other.base_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+RelayChannel::~RelayChannel() { release(); }
+
+void RelayChannel::release() {
+  if (base_)
+    munmap(base_, size_);
+  if (fd_ >= 0)
+    close(fd_);
+  base_ = nullptr;
+  fd_ = -1;
+}
+
+RelayRingHeader &RelayChannel::ring(uint32_t r) const {
+  auto *rings =
+      reinterpret_cast<RelayRingHeader *>(static_cast<char *>(base_) + header().ringsOffset);
+  return rings[r];
+}
+
+RelaySlotHeader &RelayChannel::slot(uint32_t r, uint32_t subbuf) const {
+  const RelayHeader &h = header();
+  auto *slots = reinterpret_cast<RelaySlotHeader *>(static_cast<char *>(base_) + h.slotsOffset);
+  return slots[r * slotStride(h.subbufCount) + (subbuf & (h.subbufCount - 1))];
+}
+
+char *RelayChannel::slotData(uint32_t r, uint32_t subbuf) const {
+  const RelayHeader &h = header();
+  uint64_t index = uint64_t{r} * h.subbufCount + (subbuf & (h.subbufCount - 1));
+  return static_cast<char *>(base_) + h.dataOffset + index * h.subbufSize;
+}
+
+int RelayChannel::claimRing() const {
+  uint64_t me = ownerWordOfCaller();
+  uint32_t n = ringCount();
+  for (uint32_t r = 0; r < n; ++r) {
+    uint64_t expected = 0;
+    if (ring(r).owner.load(std::memory_order_relaxed) == 0 &&
+        ring(r).owner.compare_exchange_strong(expected, me, std::memory_order_acquire))
+      return int(r);
+  }
+  for (uint32_t r = 0; r < n; ++r) {
+    uint64_t owner = ring(r).owner.load(std::memory_order_relaxed);
+    if (owner != 0 && owner != me && ownerIsDead(owner) &&
+        ring(r).owner.compare_exchange_strong(owner, me, std::memory_order_acquire))
+      return int(r);
+  }
+  return -1;
+}
+
+void RelayChannel::releaseRing(uint32_t r) const {
+  ring(r).owner.store(0, std::memory_order_release);
+}
+
+RelayCounters RelayChannel::ringCounters(uint32_t r) const {
+  const RelayRingHeader &h = ring(r);
+  return {h.recordsWritten.load(std::memory_order_relaxed),
+          h.recordsLost.load(std::memory_order_relaxed),
+          h.recordsOverwritten.load(std::memory_order_relaxed),
+          h.bytesWritten.load(std::memory_order_relaxed)};
+}
+
+RelayCounters RelayChannel::totals() const {
+  RelayCounters t;
+  for (uint32_t r = 0; r < ringCount(); ++r) {
+    RelayCounters c = ringCounters(r);
+    t.recordsWritten += c.recordsWritten;
+    t.recordsLost += c.recordsLost;
+    t.recordsOverwritten += c.recordsOverwritten;
+    t.bytesWritten += c.bytesWritten;
+  }
+  t.recordsLost += header().unclaimedLost.load(std::memory_order_relaxed);
+  return t;
+}
+
+} // namespace sonde::transport
