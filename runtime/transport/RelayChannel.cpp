@@ -3,10 +3,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <new>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,24 +69,11 @@ std::optional<RelayChannel> RelayChannel::create(const RelayConfig &config, std:
   if (const char *problem = checkConfig(config))
     return fail<RelayChannel>(error, problem);
   Layout l = layoutFor(config.subbufSize, config.subbufCount, config.ringCount);
-  int fd = memfd_create("sonde-relay", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0)
-    return fail<RelayChannel>(error, std::string("memfd_create: ") + std::strerror(errno));
-  // Sealed size: no target can shrink the file under sonde's mapping (SIGBUS).
-  if (ftruncate(fd, off_t(l.totalSize)) != 0 ||
-      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-    auto result =
-        fail<RelayChannel>(error, std::string("sizing the relay channel: ") + std::strerror(errno));
-    close(fd);
-    return result;
-  }
-  void *base = mmap(nullptr, l.totalSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (base == MAP_FAILED) {
-    auto result = fail<RelayChannel>(error, std::string("mapping the relay channel: ") +
-                                                std::strerror(errno));
-    close(fd);
-    return result;
-  }
+  auto mapping =
+      values::SharedMapping::create("sonde-relay", l.totalSize, "the relay channel", error);
+  if (!mapping)
+    return std::nullopt;
+  void *base = mapping->base();
   auto *h = new (base) RelayHeader{};
   std::memcpy(h->magic, kRelayMagic, sizeof(h->magic));
   h->version = kRelayVersion;
@@ -102,7 +86,7 @@ std::optional<RelayChannel> RelayChannel::create(const RelayConfig &config, std:
   h->ringsOffset = l.ringsOffset;
   h->slotsOffset = l.slotsOffset;
   h->dataOffset = l.dataOffset;
-  RelayChannel channel(fd, base, l.totalSize);
+  RelayChannel channel(std::move(*mapping));
   for (uint32_t r = 0; r < config.ringCount; ++r) {
     new (&channel.ring(r)) RelayRingHeader{};
     for (uint32_t s = 0; s < config.subbufCount; ++s)
@@ -112,17 +96,11 @@ std::optional<RelayChannel> RelayChannel::create(const RelayConfig &config, std:
 }
 
 std::optional<RelayChannel> RelayChannel::attach(int fd, std::string *error) {
-  struct stat st;
-  if (fstat(fd, &st) != 0)
-    return fail<RelayChannel>(error,
-                              std::string("fstat of the relay channel: ") + std::strerror(errno));
-  auto size = uint64_t(st.st_size);
-  if (size < sizeof(RelayHeader))
-    return fail<RelayChannel>(error, "relay channel too small");
-  void *base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (base == MAP_FAILED)
-    return fail<RelayChannel>(error,
-                              std::string("mapping the relay channel: ") + std::strerror(errno));
+  auto mapping = values::SharedMapping::map(fd, sizeof(RelayHeader), "the relay channel", error);
+  if (!mapping)
+    return std::nullopt;
+  uint64_t size = mapping->size();
+  const void *base = mapping->base();
   const auto *h = static_cast<const RelayHeader *>(base);
   const char *problem = nullptr;
   RelayConfig shape{h->mode, h->subbufSize, h->subbufCount, h->ringCount, h->blockTimeoutNs};
@@ -133,60 +111,28 @@ std::optional<RelayChannel> RelayChannel::attach(int fd, std::string *error) {
   else if (checkConfig(shape) != nullptr || h->totalSize != size ||
            layoutFor(h->subbufSize, h->subbufCount, h->ringCount).totalSize != size)
     problem = "relay channel header is inconsistent";
-  if (problem) {
-    munmap(base, size);
+  if (problem)
     return fail<RelayChannel>(error, problem);
-  }
-  return RelayChannel(-1, base, size);
-}
-
-RelayChannel::RelayChannel(RelayChannel &&other) noexcept
-    : fd_(other.fd_), base_(other.base_), size_(other.size_) {
-  other.fd_ = -1;
-  other.base_ = nullptr;
-  other.size_ = 0;
-}
-
-RelayChannel &RelayChannel::operator=(RelayChannel &&other) noexcept {
-  if (this != &other) {
-    release();
-    fd_ = other.fd_;
-    base_ = other.base_;
-    size_ = other.size_;
-    other.fd_ = -1;
-    other.base_ = nullptr;
-    other.size_ = 0;
-  }
-  return *this;
-}
-
-RelayChannel::~RelayChannel() { release(); }
-
-void RelayChannel::release() {
-  if (base_)
-    munmap(base_, size_);
-  if (fd_ >= 0)
-    close(fd_);
-  base_ = nullptr;
-  fd_ = -1;
+  return RelayChannel(std::move(*mapping));
 }
 
 RelayRingHeader &RelayChannel::ring(uint32_t r) const {
-  auto *rings =
-      reinterpret_cast<RelayRingHeader *>(static_cast<char *>(base_) + header().ringsOffset);
+  auto *rings = reinterpret_cast<RelayRingHeader *>(static_cast<char *>(mapping_.base()) +
+                                                    header().ringsOffset);
   return rings[r];
 }
 
 RelaySlotHeader &RelayChannel::slot(uint32_t r, uint32_t subbuf) const {
   const RelayHeader &h = header();
-  auto *slots = reinterpret_cast<RelaySlotHeader *>(static_cast<char *>(base_) + h.slotsOffset);
+  auto *slots =
+      reinterpret_cast<RelaySlotHeader *>(static_cast<char *>(mapping_.base()) + h.slotsOffset);
   return slots[r * slotStride(h.subbufCount) + (subbuf & (h.subbufCount - 1))];
 }
 
 char *RelayChannel::slotData(uint32_t r, uint32_t subbuf) const {
   const RelayHeader &h = header();
   uint64_t index = uint64_t{r} * h.subbufCount + (subbuf & (h.subbufCount - 1));
-  return static_cast<char *>(base_) + h.dataOffset + index * h.subbufSize;
+  return static_cast<char *>(mapping_.base()) + h.dataOffset + index * h.subbufSize;
 }
 
 int RelayChannel::claimRing() const {

@@ -5,10 +5,12 @@
 #pragma once
 
 #include "runtime/transport/RelayFormat.h"
+#include "runtime/values/SharedMapping.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace sonde::transport {
 
@@ -33,16 +35,13 @@ public:
   // Maps an existing channel from its fd (the fd stays owned by the caller).
   static std::optional<RelayChannel> attach(int fd, std::string *error);
 
-  RelayChannel(RelayChannel &&other) noexcept;
-  RelayChannel &operator=(RelayChannel &&other) noexcept;
-  RelayChannel(const RelayChannel &) = delete;
-  RelayChannel &operator=(const RelayChannel &) = delete;
-  ~RelayChannel();
+  RelayChannel(RelayChannel &&) noexcept = default;
+  RelayChannel &operator=(RelayChannel &&) noexcept = default;
 
   // The memfd (create) or -1 (attach).
-  int fd() const { return fd_; }
-  uint64_t size() const { return size_; }
-  RelayHeader &header() const { return *static_cast<RelayHeader *>(base_); }
+  int fd() const { return mapping_.fd(); }
+  uint64_t size() const { return mapping_.size(); }
+  RelayHeader &header() const { return *static_cast<RelayHeader *>(mapping_.base()); }
   RelayMode mode() const { return header().mode; }
   uint32_t ringCount() const { return header().ringCount; }
   RelayRingHeader &ring(uint32_t r) const;
@@ -60,12 +59,9 @@ public:
   RelayCounters totals() const;
 
 private:
-  RelayChannel(int fd, void *base, uint64_t size) : fd_(fd), base_(base), size_(size) {}
-  void release();
+  explicit RelayChannel(values::SharedMapping mapping) : mapping_(std::move(mapping)) {}
 
-  int fd_ = -1;
-  void *base_ = nullptr;
-  uint64_t size_ = 0;
+  values::SharedMapping mapping_;
 };
 
 } // namespace sonde::transport

@@ -8,9 +8,11 @@
 
 #include "runtime/values/GlobalLayout.h"
 #include "runtime/values/SegmentFormat.h"
+#include "runtime/values/SharedMapping.h"
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace sonde::values {
 
@@ -22,28 +24,22 @@ public:
   // non-zero `expectedFingerprint`, refuses a segment built for another layout.
   static std::optional<Segment> attach(int fd, uint64_t expectedFingerprint, std::string *error);
 
-  Segment(Segment &&other) noexcept;
-  Segment &operator=(Segment &&other) noexcept;
-  Segment(const Segment &) = delete;
-  Segment &operator=(const Segment &) = delete;
-  ~Segment();
+  Segment(Segment &&) noexcept = default;
+  Segment &operator=(Segment &&) noexcept = default;
 
   // The fd of the memfd (create) or -1 (attach).
-  int fd() const { return fd_; }
-  void *base() const { return base_; }
-  uint64_t size() const { return size_; }
-  SegmentHeader &header() const { return *static_cast<SegmentHeader *>(base_); }
-  sonde_segment *abi() const { return static_cast<sonde_segment *>(base_); }
+  int fd() const { return mapping_.fd(); }
+  void *base() const { return mapping_.base(); }
+  uint64_t size() const { return mapping_.size(); }
+  SegmentHeader &header() const { return *static_cast<SegmentHeader *>(base()); }
+  sonde_segment *abi() const { return static_cast<sonde_segment *>(base()); }
   // The global at `placement.offset`, as the C ABI expects it.
-  GlobalHeader *global(const GlobalPlacement &p) const { return globalAt(base_, p.offset); }
+  GlobalHeader *global(const GlobalPlacement &p) const { return globalAt(base(), p.offset); }
 
 private:
-  Segment(int fd, void *base, uint64_t size) : fd_(fd), base_(base), size_(size) {}
-  void release();
+  explicit Segment(SharedMapping mapping) : mapping_(std::move(mapping)) {}
 
-  int fd_ = -1;
-  void *base_ = nullptr;
-  uint64_t size_ = 0;
+  SharedMapping mapping_;
 };
 
 } // namespace sonde::values
