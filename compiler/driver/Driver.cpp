@@ -117,8 +117,8 @@ std::optional<std::string> agentLibraryPath() {
 
 // Run options whose machinery is not in this build yet: named instead of ignored.
 const char *unavailableRunOption(const CommandLine &cl) {
-  if (cl.transport != "text")
-    return "--transport=relay/netlink";
+  if (cl.transport == "netlink")
+    return "--transport=netlink";
   if (cl.mode != "block")
     return "--mode";
   if (cl.format != "text")
@@ -148,6 +148,8 @@ int runPass5(const std::string &modulePath, const CommandLine &cl, std::ostream 
   o.globals = cl.globals;
   o.verbose = cl.verbosity > 0;
   o.targetExitStatus = cl.targetStatus;
+  o.relay = cl.transport == "relay";
+  o.bufferMb = cl.bufferMB;
   if (cl.command) {
     std::optional<std::string> agent = agentLibraryPath();
     if (!agent) {

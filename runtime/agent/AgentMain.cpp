@@ -6,7 +6,9 @@
 #include "runtime/agent/SiteFinder.h"
 #include "runtime/session/LoadedModule.h"
 #include "runtime/session/OutputSink.h"
+#include "runtime/session/RecordFormats.h"
 #include "runtime/session/Runtime.h"
+#include "runtime/transport/RelayChannel.h"
 #include "runtime/values/Segment.h"
 
 #include <atomic>
@@ -32,6 +34,7 @@ namespace {
 struct Contract {
   std::string module;
   int segmentFd = -1, controlFd = -1, statusFd = -1, outputFd = -1, errorFd = -1;
+  int relayFd = -1; // --transport=relay: the channel's memfd
   int64_t consumerPid = 0;
 };
 
@@ -40,6 +43,8 @@ struct Agent {
   std::optional<session::LoadedModule> module;
   std::optional<values::Segment> segment;
   std::unique_ptr<session::OutputSink> sink;
+  std::optional<transport::RelayChannel> relay;
+  std::optional<session::RecordFormats> records;
   session::Runtime rt;
   std::unique_ptr<SiteSet> sites;
   int controlFd = -1;
@@ -82,6 +87,8 @@ bool readContract(Contract *c, std::string *error) {
   c->module = getenv("SONDE_AGENT_MODULE");
   if (const char *pid = getenv("SONDE_AGENT_CONSUMER_PID"))
     c->consumerPid = std::strtoll(pid, nullptr, 10);
+  if (getenv("SONDE_AGENT_RELAY_FD") && !readFd("SONDE_AGENT_RELAY_FD", &c->relayFd, error))
+    return false;
   return readFd("SONDE_AGENT_SEGMENT_FD", &c->segmentFd, error) &&
          readFd("SONDE_AGENT_CONTROL_FD", &c->controlFd, error) &&
          readFd("SONDE_AGENT_OUTPUT_FD", &c->outputFd, error) &&
@@ -211,6 +218,16 @@ std::string start(const Contract &c) {
   a->rt.consumerPid = c.consumerPid;
   a->controlFd = c.controlFd;
   a->pid = getpid();
+  if (c.relayFd >= 0) {
+    a->relay = transport::RelayChannel::attach(c.relayFd, &error);
+    if (!a->relay)
+      return error;
+    a->records.emplace(*a->module);
+    a->rt.relay = &*a->relay;
+    a->rt.records = &*a->records;
+    a->rt.clock.source =
+        sonde_trace_clock_tsc_invariant() ? SONDE_CLOCK_TSC : SONDE_CLOCK_MONOTONIC;
+  }
   agent = a;
   // The module's site table is writable (load_bias); the agent owns it now.
   auto &desc = const_cast<sonde_module_desc &>(a->module->desc());

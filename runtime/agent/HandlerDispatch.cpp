@@ -2,6 +2,7 @@
 
 #include "runtime/agent/CodePatcher.h"
 #include "runtime/session/ProbeRunner.h"
+#include "runtime/transport/RelayProducer.h"
 
 #include <atomic>
 #include <chrono>
@@ -64,6 +65,8 @@ AgentThread *adopt() {
   auto *t = new (std::nothrow) AgentThread(runtime->maxStringLen());
   if (!t)
     return nullptr;
+  if (runtime->relay)
+    t->state.useRelay(*runtime->relay, runtime->clock);
   {
     std::lock_guard<std::mutex> g(registryLock);
     link(t);
@@ -197,8 +200,11 @@ void resumeEntries() { accepting.store(true); }
 void flushAllThreads() {
   std::lock_guard<std::mutex> g(registryLock);
   for (AgentThread *t = registry; t; t = t->next) {
-    if (!t->inHandler.load(std::memory_order_acquire))
-      t->state.output->flush(*runtime->output);
+    if (t->inHandler.load(std::memory_order_acquire))
+      continue;
+    t->state.output->flush(*runtime->output);
+    if (t->state.relay)
+      t->state.relay->flush(); // the partly filled sub-buffer, for the consumer
   }
 }
 
@@ -222,6 +228,9 @@ void forkChild() {
   if (current) {
     current->next = current->prev = nullptr;
     link(current);
+    // The inherited ring is the parent thread's, which keeps writing it.
+    if (current->state.relay)
+      current->state.relay->forgetAfterFork();
   }
   runtime->output->resetAfterFork();
 }

@@ -1,6 +1,8 @@
 // The sonde_context calls of ContextAbi.h: errors, output, exit.
 #include "runtime/session/ContextAbi.h"
+#include "runtime/session/RecordFormats.h"
 #include "runtime/session/Runtime.h"
+#include "runtime/transport/RelayProducer.h"
 
 #include <cstring>
 
@@ -58,10 +60,20 @@ void sonde_error_take(sonde_context *ctx, char *out) {
   ctx->uncatchable = 0;
 }
 
-void sonde_out_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args,
-                      uint32_t loc) {
+void sonde_out_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args, uint32_t loc) {
   Runtime &rt = runtimeOf(ctx);
-  OutputBuffer &buf = *threadOf(ctx).output;
+  ThreadState &ts = threadOf(ctx);
+  OutputBuffer &buf = *ts.output;
+  // Relay transport: the format id and the raw arguments; the consumer formats.
+  if (const sonde_record_desc *desc = ts.relay ? rt.records->desc(fmt) : nullptr) {
+    buf.flushRelayed(); // earlier text first
+    size_t max = sonde_record_max_size(desc, args);
+    if (char *out = ts.relay->reserve(static_cast<uint32_t>(max)))
+      ts.relay->commit(static_cast<uint32_t>(
+          sonde_record_encode(&ts.relayStream, fmt, sonde_trace_clock_read(&rt.clock), desc, args,
+                              reinterpret_cast<uint8_t *>(out))));
+    return;
+  }
   SondeFormatError err{};
   char *out = buf.reserve(SONDE_PRINT_BUFFER_SIZE, *rt.output);
   size_t n = sonde_format_print(&rt.module->format(fmt), args, out, SONDE_PRINT_BUFFER_SIZE,
@@ -110,8 +122,8 @@ SondeHistogram histogramOf(const sonde_stat_summary &s) {
 }
 
 // Renders a summary's histogram into out (print form or, with sprint, a string).
-void renderHistogram(sonde_context *ctx, int status, const sonde_stat_summary &summary,
-                     char *sout, uint32_t loc) {
+void renderHistogram(sonde_context *ctx, int status, const sonde_stat_summary &summary, char *sout,
+                     uint32_t loc) {
   Runtime &rt = runtimeOf(ctx);
   if (status != SONDE_OK) {
     sonde_raise(ctx, status, loc);
@@ -156,8 +168,8 @@ void sonde_out_shist_stats(sonde_context *ctx, const sonde_stats *s, char *out, 
   renderHistogram(ctx, status, summary, out, loc);
 }
 
-void sonde_out_shist_map(sonde_context *ctx, const sonde_map *m, const sonde_key *keys,
-                         char *out, uint32_t loc) {
+void sonde_out_shist_map(sonde_context *ctx, const sonde_map *m, const sonde_key *keys, char *out,
+                         uint32_t loc) {
   sonde_stat_summary summary;
   out[0] = '\0';
   int status = sonde_map_stats_summary(m, keys, &summary);

@@ -1,5 +1,9 @@
 #include "runtime/session/OutputSink.h"
 
+#include "runtime/session/RecordFormats.h"
+#include "runtime/transport/RelayProducer.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -43,9 +47,35 @@ void OutputBuffer::append(const char *data, size_t n, OutputSink &sink) {
 }
 
 void OutputBuffer::flush(OutputSink &sink) {
-  if (used_ > 0)
+  if (used_ > 0 && relay_)
+    flushToRelay();
+  else if (used_ > 0)
     sink.write(data_, used_);
   used_ = 0;
+}
+
+// Text records (RecordFormats::kTextId), each a NUL-terminated slice of the
+// buffer: the codec sends strings by strlen, so a NUL byte in the output (from
+// print_char(0)) ends its record's text there.
+void OutputBuffer::flushToRelay() {
+  static const uint8_t kinds[] = {SONDE_RECORD_ARG_STRING};
+  static const sonde_record_desc desc = {kinds, 1};
+  for (size_t at = 0; at < used_;) {
+    size_t n = std::min(used_ - at, kTextRecordBytes);
+    char saved = data_[at + n];
+    data_[at + n] = '\0';
+    SondeFormatArg arg;
+    arg.s = data_ + at;
+    size_t max = sonde_record_max_size(&desc, &arg);
+    if (char *out = relay_->reserve(static_cast<uint32_t>(max))) {
+      size_t wrote =
+          sonde_record_encode(stream_, RecordFormats::kTextId, sonde_trace_clock_read(clock_),
+                              &desc, &arg, reinterpret_cast<uint8_t *>(out));
+      relay_->commit(static_cast<uint32_t>(wrote));
+    }
+    data_[at + n] = saved;
+    at += n;
+  }
 }
 
 } // namespace sonde::session

@@ -3,8 +3,14 @@
 // complete handler output here, so lines from concurrent handlers never interleave.
 #pragma once
 
+#include "runtime/transport/RecordCodec.h"
+
 #include <cstddef>
 #include <mutex>
+
+namespace sonde::transport {
+class RelayProducer;
+} // namespace sonde::transport
 
 namespace sonde::session {
 
@@ -24,19 +30,42 @@ private:
 };
 
 // Per-thread output buffer: handlers append, the runner flushes after each handler
-// (and on overflow), so one handler's output reaches the sink in one piece.
+// (and on overflow), so one handler's output reaches the sink in one piece. With
+// the relay transport the text goes, as text records, into the thread's ring.
 class OutputBuffer {
 public:
   static constexpr size_t kCapacity = 65536;
+  // Text records of at most this many bytes (a record must fit a sub-buffer).
+  static constexpr size_t kTextRecordBytes = 16384;
+
+  // From now on flush() writes records into `producer` (this thread's).
+  void sendToRelay(transport::RelayProducer *producer, sonde_record_stream *stream,
+                   const sonde_trace_clock *clock) {
+    relay_ = producer;
+    stream_ = stream;
+    clock_ = clock;
+  }
   // Space for one formatted print (stap's per-print limit).
   char *reserve(size_t n, OutputSink &sink);
   void commit(size_t n) { used_ += n; }
   void append(const char *data, size_t n, OutputSink &sink);
   void flush(OutputSink &sink);
 
+  // With the relay transport: the pending text into the ring (no sink needed).
+  void flushRelayed() {
+    if (relay_ && used_ > 0)
+      flushToRelay();
+    used_ = relay_ ? 0 : used_;
+  }
+
 private:
-  char data_[kCapacity];
+  void flushToRelay();
+
+  char data_[kCapacity + 1]; // + a NUL ending the text record being encoded
   size_t used_ = 0;
+  transport::RelayProducer *relay_ = nullptr;
+  sonde_record_stream *stream_ = nullptr;
+  const sonde_trace_clock *clock_ = nullptr;
 };
 
 } // namespace sonde::session

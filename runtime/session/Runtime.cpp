@@ -1,5 +1,7 @@
 #include "runtime/session/Runtime.h"
 
+#include "runtime/transport/RelayProducer.h"
+
 #include <chrono>
 #include <unistd.h>
 
@@ -14,6 +16,16 @@ ThreadState::ThreadState(uint32_t maxStringLen)
       (static_cast<uint64_t>(gettid()) * 0x9e3779b97f4a7c15ull ^
        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) |
       1;
+}
+
+ThreadState::~ThreadState() {
+  if (relay)
+    output->flushRelayed(); // before the ring is handed back
+}
+
+void ThreadState::useRelay(const transport::RelayChannel &channel, const sonde_trace_clock &clock) {
+  relay = std::make_unique<transport::RelayProducer>(channel);
+  output->sendToRelay(relay.get(), &relayStream, &clock);
 }
 
 ThreadState &Runtime::thread() {

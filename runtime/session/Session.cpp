@@ -2,6 +2,8 @@
 
 #include "runtime/session/GlobalDisplay.h"
 #include "runtime/session/ProbeRunner.h"
+#include "runtime/session/RecordFormats.h"
+#include "runtime/session/RelayDrain.h"
 #include "runtime/session/TargetProcess.h"
 #include "runtime/session/TimerScheduler.h"
 
@@ -69,6 +71,31 @@ bool applyGlobals(const SessionOptions &o, const LoadedModule &m, values::Segmen
     }
   }
   return true;
+}
+
+// -s MB over 64 rings (threads writing at once) of 4 sub-buffers each.
+transport::RelayConfig relayConfig(uint32_t bufferMb) {
+  transport::RelayConfig c;
+  c.ringCount = 64;
+  c.subbufCount = 4;
+  uint64_t perSubbuf = (uint64_t{bufferMb} << 20) / (c.ringCount * c.subbufCount);
+  c.subbufSize = 64 * 1024;
+  while (c.subbufSize * 2 <= perSubbuf)
+    c.subbufSize *= 2;
+  return c;
+}
+
+// stap's closing "Transport failures" line, when anything was lost.
+void reportRelay(const RelayDrain &drain, const SessionOptions &o, std::ostream &err) {
+  transport::RelayCounters t = drain.totals();
+  bool lost = t.recordsLost > 0 || drain.malformed() > 0;
+  if (lost)
+    err << "WARNING: relay transport: " << t.recordsLost << " of "
+        << t.recordsWritten + t.recordsLost << " records lost, " << drain.malformed()
+        << " chunks undecodable\n";
+  else if (o.verbose)
+    err << "sonde: relay transport: " << t.recordsWritten << " records, " << t.bytesWritten
+        << " bytes, nothing lost\n";
 }
 
 // Whether some probe runs inside traced processes (markers, process/thread
@@ -218,6 +245,22 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
         break;
       }
 
+  // The relay transport: rings the traced processes write, drained by a thread
+  // here into the same output.
+  std::optional<transport::RelayChannel> relay;
+  std::optional<RecordFormats> records;
+  std::unique_ptr<RelayDrain> drain;
+  if (options.relay) {
+    relay = transport::RelayChannel::create(relayConfig(options.bufferMb), &error);
+    if (!relay) {
+      err << "sonde: --transport=relay: " << error << "\n";
+      return 1;
+    }
+    records.emplace(*module);
+    drain = std::make_unique<RelayDrain>(*relay, *module, *records, sink, STDERR_FILENO);
+    drain->start();
+  }
+
   // The target exists (held before exec) before begin probes run, so target()
   // works there, as with stap -c.
   std::optional<TargetProcess> target;
@@ -226,6 +269,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
                     runsInTargets(*module) ? options.agentPath : "",
                     modulePath,
                     segment->fd(),
+                    relay ? relay->fd() : -1,
                     outFd,
                     STDERR_FILENO};
     std::optional<TargetProcess> spawned = TargetProcess::spawn(spec, &error);
@@ -284,6 +328,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     timers.stop();
     if (target)
       detachTarget(rt, *target);
+    if (drain)
+      drain->finish(); // every record of the traced processes, before end probes
   }
 
   if (sonde_session_state(seg) != SONDE_SESSION_ERROR) {
@@ -316,6 +362,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   int status = 0;
   if (target)
     status = reportTarget(*target, *module, options, err);
+  if (drain)
+    reportRelay(*drain, options, err);
   uint64_t errors = sonde_session_error_count(seg), skipped = sonde_session_skipped_count(seg);
   if (errors == 0 && skipped == 0)
     return status;

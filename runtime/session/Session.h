@@ -13,16 +13,20 @@
 namespace sonde::session {
 
 struct SessionOptions {
-  int64_t targetPid = 0;                 // target()
-  std::optional<double> timeoutSeconds;  // -T
-  std::optional<std::string> outputFile; // -o
-  bool displayGlobals = true;            // not --no-global-var-display
+  int64_t targetPid = 0;                                    // target()
+  std::optional<double> timeoutSeconds;                     // -T
+  std::optional<std::string> outputFile;                    // -o
+  bool displayGlobals = true;                               // not --no-global-var-display
   std::vector<std::pair<std::string, std::string>> globals; // -G NAME=VALUE
   // -c CMD: run CMD with the agent preloaded; the session ends when it exits.
   std::optional<std::string> targetCommand;
-  std::string agentPath;     // libsonde-agent.so, for -c
+  std::string agentPath;         // libsonde-agent.so, for -c
   bool targetExitStatus = false; // --target-status: exit with the target's status
   bool verbose = false;          // -v: a closing line about the target
+  // --transport=relay: traced processes send output as records through shared
+  // rings (block mode, `bufferMb` in all) that a sonde thread drains.
+  bool relay = false;
+  uint32_t bufferMb = 16; // -s
 };
 
 // Returns the process exit status: 0 when the run succeeded (an interrupt by

@@ -58,6 +58,8 @@ std::string wordexpError(int rc) {
   // Inherited descriptors the agent reads: dup() clears FD_CLOEXEC.
   auto env = [](const char *name, long value) { setenv(name, std::to_string(value).c_str(), 1); };
   env("SONDE_AGENT_SEGMENT_FD", dup(spec.segmentFd));
+  if (spec.relayFd >= 0)
+    env("SONDE_AGENT_RELAY_FD", dup(spec.relayFd));
   env("SONDE_AGENT_CONTROL_FD", controlFd);
   env("SONDE_AGENT_STATUS_FD", statusFd);
   env("SONDE_AGENT_OUTPUT_FD", dup(spec.outputFd));

@@ -16,6 +16,7 @@ struct TargetSpec {
   std::string agentPath;  // libsonde-agent.so; "" when no probe runs in the target
   std::string modulePath; // the compiled handler module
   int segmentFd = -1;
+  int relayFd = -1; // the relay channel's memfd, or -1 (text transport)
   int outputFd = 1, errorFd = 2;
 };
 

@@ -33,6 +33,12 @@ public:
     return reserveSlow(bytes);
   }
 
+  // Commits only the first `bytes` (<= reserved) of the reservation: records are
+  // reserved at their bound and encoded shorter.
+  void commit(uint32_t bytes) {
+    pending_ = bytes;
+    commit();
+  }
   void commit() {
     cursor_ += pending_;
     room_ -= pending_;

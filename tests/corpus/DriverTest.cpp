@@ -86,9 +86,9 @@ TEST(Driver, RunsAScript) {
 }
 
 TEST(Driver, UnavailableRunOptionsAreNamedNotIgnored) {
-  auto r = sonde({"--transport=relay", "-e", "probe begin { exit() }"});
+  auto r = sonde({"--transport=netlink", "-e", "probe begin { exit() }"});
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_EQ(r.stderrText, "sonde: option --transport=relay/netlink is not supported by this "
+  EXPECT_EQ(r.stderrText, "sonde: option --transport=netlink is not supported by this "
                           "build yet\n");
 }
 
