@@ -30,9 +30,26 @@ tool_baseline() {
   echo n/a > recorded
   echo n/a > bytes
 }
-sonde_text() { # T N OUTPUT
+sonde_text() { # T N OUTPUT [OPTIONS...]
   rm -f sonde.out
-  cpu_seconds "$sonde" -o "$3" -e "$seed" -c "./bench_target $1 $2" || return 1
+  local t=$1 n=$2 out=$3
+  shift 3
+  cpu_seconds "$sonde" "$@" -o "$out" -e "$seed" -c "./bench_target $t $n" || return 1
+}
+# Relay: records counted from the output, bytes/event are the transport's binary
+# bytes (sonde -v reports them), not the formatted text's.
+tool_sonde_relay_file() {
+  sonde_text "$1" "$2" "$tmp/sonde.out" --transport=relay -v || return 1
+  grep -c -E '^-?[0-9]+ : -?[0-9]+$' sonde.out > recorded || true
+  sed -n 's/.*relay transport: [0-9]* records, \([0-9]*\) bytes.*/\1/p' last.err > bytes
+  [ -s bytes ] || echo n/a > bytes
+}
+tool_sonde_relay_null() {
+  sonde_text "$1" "$2" /dev/null --transport=relay -v || return 1
+  sed -n 's/.*relay transport: \([0-9]*\) records.*/\1/p' last.err > recorded
+  [ -s recorded ] || echo n/a > recorded
+  sed -n 's/.*relay transport: [0-9]* records, \([0-9]*\) bytes.*/\1/p' last.err > bytes
+  [ -s bytes ] || echo n/a > bytes
 }
 tool_sonde_file() {
   sonde_text "$1" "$2" "$tmp/sonde.out" || return 1
@@ -99,7 +116,9 @@ lttng_start_daemon && have_lttng=1
 # tool label events-per-thread
 tools=("tool_baseline|baseline (marker not attached)|$n"
   "tool_sonde_file|Sonde text, output to a file|$n"
-  "tool_sonde_null|Sonde text, output to /dev/null|$n")
+  "tool_sonde_null|Sonde text, output to /dev/null|$n"
+  "tool_sonde_relay_file|Sonde relay (block), output to a file|$n"
+  "tool_sonde_relay_null|Sonde relay (block), output to /dev/null|$n")
 [ "$have_lttng" = 1 ] && tools+=("tool_lttng|LTTng-UST 2.13, 16 x 1 MiB sub-buffers|$n")
 [ "$have_bpftrace" = 1 ] && tools+=("tool_bpftrace_count|bpftrace USDT, @c = count()|$n_bpf"
   "tool_bpftrace_printf|bpftrace USDT, printf|$n_bpf")
@@ -117,7 +136,8 @@ section=$tmp/b1.md
   section_header
   echo "$n events per thread ($n_bpf for bpftrace). CPU s: user + sys of the whole run, median of"
   echo "$runs runs. Fixed s: the same tool on 0 events. ns/event = (CPU - fixed - baseline's"
-  echo "CPU for as many events) / events fired. Sonde relay and netlink transports: issue 5."
+  echo "CPU for as many events) / events fired. Relay bytes/event: binary record bytes."
+  echo "Sonde netlink transport: not built yet (issue 5)."
   echo
   echo "| threads | tool | events fired | CPU s | fixed s | ns/event over baseline | events recorded | bytes/event |"
   echo "|---:|---|---:|---:|---:|---:|---:|---:|"
@@ -143,9 +163,7 @@ for t in $threads_list; do
     ns_per_event[$tool,$t]=$ns
     echo "| $t | $label | $fired | $cpu | ${fixed[$tool]} | $ns | $recorded | $per_event_bytes |" >> "$section"
   done
-  for transport in relay netlink; do
-    echo "| $t | Sonde $transport | | issue 5 | | | | |" >> "$section"
-  done
+  echo "| $t | Sonde netlink | | issue 5 | | | | |" >> "$section"
 done
 
 {
@@ -154,7 +172,8 @@ done
   echo
   for t in $threads_list; do
     echo "- $t threads: Sonde text (file) / LTTng-UST = $(ratio "${ns_per_event[tool_sonde_file,$t]:-n/a}" "${ns_per_event[tool_lttng,$t]:-n/a}");" \
-      "bpftrace count / Sonde text (file) = $(ratio "${ns_per_event[tool_bpftrace_count,$t]:-n/a}" "${ns_per_event[tool_sonde_file,$t]:-n/a}")"
+      "bpftrace count / Sonde text (file) = $(ratio "${ns_per_event[tool_bpftrace_count,$t]:-n/a}" "${ns_per_event[tool_sonde_file,$t]:-n/a}");" \
+      "Sonde relay (file) / LTTng-UST = $(ratio "${ns_per_event[tool_sonde_relay_file,$t]:-n/a}" "${ns_per_event[tool_lttng,$t]:-n/a}")"
   done
   if [ -s first.err ]; then
     echo

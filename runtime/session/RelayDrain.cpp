@@ -14,8 +14,7 @@ constexpr uint64_t kWaitNs = 50'000'000; // also how often `stop_` is noticed
 RelayDrain::RelayDrain(const transport::RelayChannel &channel, const LoadedModule &module,
                        const RecordFormats &records, OutputSink &output, int errorFd)
     : channel_(channel), module_(module), records_(records), output_(output), errorFd_(errorFd),
-      consumer_(channel), decoders_(channel.ringCount()), args_(1024),
-      text_(SONDE_PRINT_BUFFER_SIZE) {
+      consumer_(channel), decoders_(channel.ringCount()), args_(1024) {
   // Records carry no time argument yet; the clock only has to exist.
   clock_.source = SONDE_CLOCK_TSC;
   for (sonde_record_decoder &d : decoders_)
@@ -37,6 +36,7 @@ void RelayDrain::finish() {
   if (thread_.joinable())
     thread_.join();
   consumer_.flushAll([this](uint32_t r, const char *d, uint32_t n) { consume(r, d, n); });
+  pending_.flush(output_);
 }
 
 void RelayDrain::run() {
@@ -44,8 +44,10 @@ void RelayDrain::run() {
   while (!stop_.load(std::memory_order_relaxed)) {
     consumer_.wait(kWaitNs);
     consumer_.poll(sink);
+    pending_.flush(output_); // a write per round, not per record
   }
   consumer_.poll(sink);
+  pending_.flush(output_);
 }
 
 // Whole records, back to back, in the order ring `ring`'s thread wrote them.
@@ -72,13 +74,13 @@ void RelayDrain::consume(uint32_t ring, const char *data, uint32_t size) {
     at += rec.size;
     if (rec.id == RecordFormats::kTextId) {
       std::string_view text(args_[0].s);
-      output_.write(text.data(), text.size());
+      pending_.append(text.data(), text.size(), output_);
       continue;
     }
     SondeFormatError err{};
-    size_t n = sonde_format_print(&module_.format(rec.id), args_.data(), text_.data(), text_.size(),
-                                  nullptr, &err);
-    output_.write(text_.data(), n);
+    char *out = pending_.reserve(SONDE_PRINT_BUFFER_SIZE, output_);
+    pending_.commit(sonde_format_print(&module_.format(rec.id), args_.data(), out,
+                                       SONDE_PRINT_BUFFER_SIZE, nullptr, &err));
   }
 }
 

@@ -43,7 +43,8 @@ private:
   std::vector<sonde_record_decoder> decoders_; // one per ring
   sonde_trace_clock clock_{};
   std::vector<SondeFormatArg> args_;
-  std::vector<char> scratch_, text_;
+  std::vector<char> scratch_;
+  OutputBuffer pending_; // formatted text, written once per drain round
   std::atomic<bool> stop_{false};
   std::thread thread_;
   uint64_t malformed_ = 0;
