@@ -103,6 +103,24 @@ void consumeUntil(RelayConsumer &consumer, Delivery &delivery, const std::atomic
 
 } // namespace
 
+// `threads` producers, each writing records 0..records-1 and detaching; returns
+// how many writes failed (lost).
+uint64_t writeFromThreads(const RelayChannel &channel, uint32_t threads, uint64_t records) {
+  std::vector<std::thread> writers;
+  std::atomic<uint64_t> failed{0};
+  for (uint32_t t = 0; t < threads; ++t)
+    writers.emplace_back([&, t] {
+      RelayProducer p(channel);
+      for (uint64_t i = 0; i < records; ++i)
+        if (!writeRecord(p, t, i))
+          failed.fetch_add(1);
+      p.detach();
+    });
+  for (auto &w : writers)
+    w.join();
+  return failed.load();
+}
+
 TEST(TransportRelay, BlockModeDeliversEveryRecordOnceInOrder) {
   constexpr uint32_t kThreads = 4;
   constexpr uint64_t kRecords = 5'000'000;
@@ -111,22 +129,11 @@ TEST(TransportRelay, BlockModeDeliversEveryRecordOnceInOrder) {
   Delivery delivery(kThreads, false);
   std::atomic<bool> done{false};
   std::thread reader([&] { consumeUntil(consumer, delivery, done); });
-  std::vector<std::thread> writers;
-  std::atomic<uint64_t> failed{0};
-  for (uint32_t t = 0; t < kThreads; ++t)
-    writers.emplace_back([&, t] {
-      RelayProducer p(channel);
-      for (uint64_t i = 0; i < kRecords; ++i)
-        if (!writeRecord(p, t, i))
-          failed.fetch_add(1);
-      p.detach();
-    });
-  for (auto &w : writers)
-    w.join();
+  uint64_t failed = writeFromThreads(channel, kThreads, kRecords);
   done.store(true);
   reader.join();
 
-  EXPECT_EQ(failed.load(), 0u);
+  EXPECT_EQ(failed, 0u);
   EXPECT_EQ(delivery.malformed, 0u);
   EXPECT_EQ(delivery.disorder, 0u);
   for (uint32_t t = 0; t < kThreads; ++t)
@@ -145,18 +152,7 @@ TEST(TransportRelay, DiscardModeCountsEveryDroppedRecord) {
   Delivery delivery(kThreads, true);
   std::atomic<bool> done{false};
   std::thread reader([&] { consumeUntil(consumer, delivery, done, 200); });
-  std::vector<std::thread> writers;
-  std::atomic<uint64_t> dropped{0};
-  for (uint32_t t = 0; t < kThreads; ++t)
-    writers.emplace_back([&, t] {
-      RelayProducer p(channel);
-      for (uint64_t i = 0; i < kRecords; ++i)
-        if (!writeRecord(p, t, i))
-          dropped.fetch_add(1);
-      p.detach();
-    });
-  for (auto &w : writers)
-    w.join();
+  uint64_t dropped = writeFromThreads(channel, kThreads, kRecords);
   done.store(true);
   reader.join();
 
@@ -165,7 +161,7 @@ TEST(TransportRelay, DiscardModeCountsEveryDroppedRecord) {
   EXPECT_EQ(delivery.disorder, 0u);
   EXPECT_GT(totals.recordsLost, 0u);
   EXPECT_GT(delivery.delivered, 0u);
-  EXPECT_EQ(totals.recordsLost, dropped.load());
+  EXPECT_EQ(totals.recordsLost, dropped);
   EXPECT_EQ(delivery.delivered + totals.recordsLost, kThreads * kRecords);
   EXPECT_EQ(totals.recordsWritten, delivery.delivered);
   // A thread that starts after another detached may reuse its ring: sum the rings.
