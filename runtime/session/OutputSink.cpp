@@ -5,16 +5,29 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <new>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace sonde::session {
 
+OutputSink::OutputSink(int fd) : fd_(fd) {
+  struct stat st;
+  pipe_ = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 void OutputSink::write(const char *data, size_t size) {
   std::lock_guard<std::mutex> lock(mutex_);
   while (size > 0) {
-    ssize_t n = ::write(fd_, data, size);
+    size_t piece = size;
+    if (pipe_ && piece > PIPE_BUF) {
+      // The last newline within PIPE_BUF ends the piece (a longer line must split).
+      const void *nl = memrchr(data, '\n', PIPE_BUF);
+      piece = nl ? static_cast<size_t>(static_cast<const char *>(nl) - data) + 1 : PIPE_BUF;
+    }
+    ssize_t n = ::write(fd_, data, piece);
     if (n < 0) {
       if (errno == EINTR)
         continue;

@@ -16,7 +16,7 @@ namespace sonde::session {
 
 class OutputSink {
 public:
-  explicit OutputSink(int fd) : fd_(fd) {}
+  explicit OutputSink(int fd);
   // Writes all of [data, data+size); a failing descriptor (closed pipe) drops output
   // rather than stopping the session, as stap's consumer does.
   void write(const char *data, size_t size);
@@ -26,6 +26,10 @@ public:
 
 private:
   int fd_;
+  // A pipe is often shared with the traced command's own output; writes up to
+  // PIPE_BUF bytes are atomic there, so larger ones go in pieces ending at a
+  // newline, and no line of ours is split by another process's write.
+  bool pipe_ = false;
   std::mutex mutex_;
 };
 
