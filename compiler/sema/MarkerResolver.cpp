@@ -78,13 +78,7 @@ std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
   }
 
   std::vector<ResolvedMarker> out;
-  std::string executable = found.sites.front().binary;
-  if (!q.process.empty() || !q.targetCommand.empty()) {
-    std::string ignored;
-    if (auto exe = MarkerCatalog::resolveExecutable(q.process.empty() ? q.targetCommand : q.process,
-                                                    ignored))
-      executable = *exe;
-  }
+  const std::string &executable = found.program;
   for (const CatalogSite &s : found.sites) {
     auto p = std::make_unique<ast::ProbePoint>();
     p->tok = point.tok;

@@ -244,6 +244,7 @@ MarkerQueryResult MarkerCatalog::find(const MarkerQuery &q) {
   std::optional<std::string> program = resolveExecutable(target, result.error);
   if (!program)
     return result;
+  result.program = *program;
   std::optional<std::vector<std::string>> objects =
       objectsToSearch(*program, q.library, result.error);
   if (!objects)

@@ -28,6 +28,7 @@ struct MarkerQuery {
 struct MarkerQueryResult {
   std::vector<CatalogSite> sites;    // in object order, then note order
   std::string error;                 // non-empty: why nothing could be looked up
+  std::string program;               // the canonical path process("...") (or -c) names
   std::vector<std::string> allNames; // every marker name in the searched objects, sorted
 };
 

@@ -32,29 +32,8 @@ std::string wordexpError(int rc) {
   }
 }
 
-// What the held child does: wait for sonde's go, then exec with the agent.
-[[noreturn]] void runChild(const TargetSpec &spec, char **argv, int goFd, int statusFd,
-                           int controlFd) {
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  signal(SIGPIPE, SIG_DFL);
-  char go = 0;
-  ssize_t n;
-  do
-    n = read(goFd, &go, 1);
-  while (n < 0 && errno == EINTR);
-  if (n != 1)
-    _exit(0); // sonde gave up before the target ran
-  close(goFd);
-
-  if (spec.agentPath.empty()) { // no probe runs in the target: run it as it is
-    execvp(argv[0], argv);
-    std::string msg =
-        "launch: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) + "\n";
-    (void)!write(statusFd, msg.data(), msg.size());
-    _exit(127);
-  }
+// The agent's contract (runtime/agent/README.md): LD_PRELOAD and the fds it reads.
+void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd) {
   // Inherited descriptors the agent reads: dup() clears FD_CLOEXEC.
   auto env = [](const char *name, long value) { setenv(name, std::to_string(value).c_str(), 1); };
   env("SONDE_AGENT_SEGMENT_FD", dup(spec.segmentFd));
@@ -70,6 +49,27 @@ std::string wordexpError(int rc) {
   if (const char *old = getenv("LD_PRELOAD"); old && *old)
     preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
+}
+
+// What the held child does: wait for sonde's go, then exec (with the agent).
+[[noreturn]] void runChild(const TargetSpec &spec, char **argv, int goFd, int statusFd,
+                           int controlFd) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGPIPE, SIG_DFL);
+  char go = 0;
+  ssize_t n;
+  do
+    n = read(goFd, &go, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1)
+    _exit(0); // sonde gave up before the target ran
+  close(goFd);
+
+  // Without an agent path no probe runs in the target: it runs as it is.
+  if (!spec.agentPath.empty())
+    setAgentEnvironment(spec, statusFd, controlFd);
   execvp(argv[0], argv);
   std::string msg =
       "launch: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) + "\n";
