@@ -166,8 +166,9 @@ void IrGenerator::visit(ast::TargetSymbol &e) {
     for (size_t i = 0; i < site->site.args.size(); ++i)
       b_.CreateStore(markerArgument(site->site.args[i], e.tok),
                      b_.CreateConstInBoundsGEP2_64(type, args, 0, i));
-    b_.CreateCall(SONDE_RT(b_, sonde_out_sprintf), {fs_.ctx, b_.constU32(tables_.format(format)),
-                                                    args, out, b_.constU32(loc(e.tok))});
+    b_.CreateCall(
+        SONDE_RT(b_, sonde_out_sprintf),
+        {fs_.ctx, b_.constU32(tables_.format(format, "")), args, out, b_.constU32(loc(e.tok))});
     branchOnError();
     result_ = {out, ast::Type::String};
     return;

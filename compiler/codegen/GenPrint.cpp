@@ -115,13 +115,19 @@ void IrGenerator::visit(ast::PrintFormat &p) {
   }
 }
 
+std::string IrGenerator::formatSource() const {
+  if (probe_)
+    return probe_->info.pp;
+  return fs_.decl ? "function " + fs_.decl->name : std::string();
+}
+
 // The forms that write to the output (they have no value).
 void IrGenerator::print(ast::PrintFormat &p) {
   using K = ast::PrintKind;
   switch (p.kind) {
   case K::Printf:
     if (llvm::Value *args = formatArgs(p)) {
-      target_.emitPrintf(b_, fs_.ctx, tables_.format(p.format), args, loc(p.tok));
+      target_.emitPrintf(b_, fs_.ctx, tables_.format(p.format, formatSource()), args, loc(p.tok));
       branchOnError();
     }
     return;
@@ -153,7 +159,7 @@ llvm::Value *IrGenerator::sprint(ast::PrintFormat &p) {
     if (llvm::Value *args = formatArgs(p)) {
       b_.CreateCall(
           SONDE_RT(b_, sonde_out_sprintf),
-          {fs_.ctx, b_.constU32(tables_.format(p.format)), args, out, b_.constU32(loc(p.tok))});
+          {fs_.ctx, b_.constU32(tables_.format(p.format, "")), args, out, b_.constU32(loc(p.tok))});
       branchOnError();
     }
     return out;

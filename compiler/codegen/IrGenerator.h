@@ -198,6 +198,8 @@ private:
   void print(ast::PrintFormat &p);
   llvm::Value *sprint(ast::PrintFormat &p);
   llvm::Value *formatArgs(ast::PrintFormat &p);
+  // Where a printf is: the probe point, or "function NAME" (binary traces' event names).
+  std::string formatSource() const;
   llvm::Value *printValues(ast::PrintFormat &p);
   void printHistogram(ast::PrintFormat &p);
   void sprintHistogram(ast::PrintFormat &p, llvm::Value *out);

@@ -83,10 +83,11 @@ uint32_t ModuleTables::location(const Token &tok) {
   return it->second;
 }
 
-uint32_t ModuleTables::format(const std::string &text) {
-  auto [it, fresh] = formatIndex_.try_emplace(text, static_cast<uint32_t>(formats_.size()));
+uint32_t ModuleTables::format(const std::string &text, const std::string &source) {
+  std::pair<std::string, std::string> key{text, source};
+  auto [it, fresh] = formatIndex_.try_emplace(key, static_cast<uint32_t>(formats_.size()));
   if (fresh)
-    formats_.push_back(text);
+    formats_.push_back(std::move(key));
   return it->second;
 }
 
@@ -104,9 +105,10 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   llvm::StructType *siteTy = markerSiteType(c);
   auto *locTy = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32}, "sonde_location");
   auto *displayTy = llvm::StructType::create(c, {i32, i32}, "sonde_display_global");
-  auto *moduleTy = llvm::StructType::create(
-      c, {i32, i32, ptr, ptr, i64, i64, i32, ptr, i32, ptr, i32, ptr, i64, i64, ptr, i32, i32, ptr},
-      "sonde_module_desc");
+  auto *moduleTy = llvm::StructType::create(c,
+                                            {i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, i32, ptr,
+                                             i32, ptr, i64, i64, ptr, i32, i32, ptr},
+                                            "sonde_module_desc");
   bool same =
       mirrors(dl, probeTy,
               {offsetof(sonde_probe_desc, kind), offsetof(sonde_probe_desc, reserved),
@@ -136,6 +138,7 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                offsetof(sonde_module_desc, layout_size),
                offsetof(sonde_module_desc, layout_fingerprint),
                offsetof(sonde_module_desc, format_count), offsetof(sonde_module_desc, formats),
+               offsetof(sonde_module_desc, format_sources),
                offsetof(sonde_module_desc, location_count), offsetof(sonde_module_desc, locations),
                offsetof(sonde_module_desc, display_count), offsetof(sonde_module_desc, display),
                offsetof(sonde_module_desc, max_action), offsetof(sonde_module_desc, max_nesting),
@@ -186,9 +189,11 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   for (const Location &l : locations_)
     locations.push_back(llvm::ConstantStruct::get(
         locTy, {str(l.kind), str(l.text), str(l.file), u32(l.line), u32(l.column)}));
-  std::vector<llvm::Constant *> formats;
-  for (const std::string &f : formats_)
-    formats.push_back(str(f));
+  std::vector<llvm::Constant *> formats, sources;
+  for (const auto &[text, source] : formats_) {
+    formats.push_back(str(text));
+    sources.push_back(str(source));
+  }
   std::vector<llvm::Constant *> display;
   for (uint32_t index : facts.displayGlobals())
     display.push_back(llvm::ConstantStruct::get(displayTy, {u32(index), u32(0)}));
@@ -200,14 +205,15 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                                      : llvm::ConstantPointerNull::get(b.ptrTy());
 
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      moduleTy, {u32(SONDE_MODULE_ABI_VERSION), u32(probes.size()),
-                 tableOf(m, probeTy, probes, "sonde.probes"), layoutBytes,
-                 llvm::ConstantInt::get(i64, layout.size()),
-                 llvm::ConstantInt::get(i64, facts.layout().fingerprint()), u32(formats.size()),
-                 tableOf(m, ptr, formats, "sonde.formats"), u32(locations.size()),
-                 tableOf(m, locTy, locations, "sonde.locations"), u32(display.size()),
-                 tableOf(m, displayTy, display, "sonde.display"), s64(opts.limits.max_action),
-                 s64(facts.maxNesting()), init, u32(sites.size()), u32(0), siteTable});
+      moduleTy,
+      {u32(SONDE_MODULE_ABI_VERSION), u32(probes.size()),
+       tableOf(m, probeTy, probes, "sonde.probes"), layoutBytes,
+       llvm::ConstantInt::get(i64, layout.size()),
+       llvm::ConstantInt::get(i64, facts.layout().fingerprint()), u32(formats.size()),
+       tableOf(m, ptr, formats, "sonde.formats"), tableOf(m, ptr, sources, "sonde.format_sources"),
+       u32(locations.size()), tableOf(m, locTy, locations, "sonde.locations"), u32(display.size()),
+       tableOf(m, displayTy, display, "sonde.display"), s64(opts.limits.max_action),
+       s64(facts.maxNesting()), init, u32(sites.size()), u32(0), siteTable});
   auto *symbol = new llvm::GlobalVariable(m, moduleTy, true, llvm::GlobalValue::ExternalLinkage,
                                           desc, SONDE_MODULE_SYMBOL);
   symbol->setVisibility(llvm::GlobalValue::DefaultVisibility);

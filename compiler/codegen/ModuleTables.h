@@ -27,8 +27,9 @@ class ModuleTables {
 public:
   // Index of `tok` in the location table (each token once).
   uint32_t location(const Token &tok);
-  // Index of a printf format in the format table (each text once).
-  uint32_t format(const std::string &text);
+  // Index of a format in the format table: each (text, source) once, where
+  // source names the printf's probe or function ("" for sprintf).
+  uint32_t format(const std::string &text, const std::string &source);
 
   // The writable marker site table (runtime/session/ModuleAbi.h), one row per
   // marker probe of `facts`; created on first use, filled by emitDescriptor.
@@ -51,8 +52,8 @@ private:
   std::vector<Location> locations_;
   std::map<LocationKey, uint32_t> locationIndex_;
   llvm::GlobalVariable *markerSites_ = nullptr;
-  std::vector<std::string> formats_;
-  std::map<std::string, uint32_t> formatIndex_;
+  std::vector<std::pair<std::string, std::string>> formats_; // (text, source)
+  std::map<std::pair<std::string, std::string>, uint32_t> formatIndex_;
 };
 
 } // namespace sonde::codegen

@@ -50,12 +50,15 @@ Targets:
   -L PROBEPOINT      list matching probe points with their variables
 
 Output and transport:
-  -o FILE            write output to FILE
+  -o FILE            write output to FILE (a directory with -b and --format=ctf)
   -S SIZE[,N]        switch output file every SIZE MB, keep at most N files
   -s NUM             transport buffer size in MB, 1-4095 (default 16)
-  -b                 bulk mode: one output file per thread or CPU
-  -F                 flight recorder: keep records in memory, dump on exit/SIGUSR1
-  --transport=KIND   text, relay or netlink (default text)
+  -b                 bulk mode: record a binary trace, one file per thread, into the
+                     -o directory; `sonde report DIR` prints it
+  -F                 flight recorder: keep the newest records in memory, write
+                     them out on exit and on SIGUSR1
+  --transport=KIND   text, relay or netlink (default text; relay when -b, -F, -S,
+                     --mode or --format ask for records)
   --mode=MODE        block, discard or overwrite (default block)
   --format=FORMAT    text, ctf or json (default text)
 
@@ -107,7 +110,11 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
          cl.scriptText = v;
          return true;
        }},
-      {"E", [&](const std::string &v) { cl.extraScripts.push_back(v); return true; }},
+      {"E",
+       [&](const std::string &v) {
+         cl.extraScripts.push_back(v);
+         return true;
+       }},
       {"p",
        [&](const std::string &v) {
          int64_t n;
@@ -118,7 +125,11 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
          cl.lastPass = static_cast<int>(n);
          return true;
        }},
-      {"I", [&](const std::string &v) { cl.includeDirs.push_back(v); return true; }},
+      {"I",
+       [&](const std::string &v) {
+         cl.includeDirs.push_back(v);
+         return true;
+       }},
       {"O",
        [&](const std::string &v) {
          int64_t n;
@@ -149,7 +160,11 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
          cl.globals.push_back(nv);
          return true;
        }},
-      {"c", [&](const std::string &v) { cl.command = v; return true; }},
+      {"c",
+       [&](const std::string &v) {
+         cl.command = v;
+         return true;
+       }},
       {"x",
        [&](const std::string &v) {
          int64_t pid;
@@ -171,26 +186,34 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
          cl.timeoutSeconds = secs;
          return true;
        }},
-      {"l", [&](const std::string &v) { cl.listPattern = v; return true; }},
+      {"l",
+       [&](const std::string &v) {
+         cl.listPattern = v;
+         return true;
+       }},
       {"L",
        [&](const std::string &v) {
          cl.listPattern = v;
          cl.listVariables = true;
          return true;
        }},
-      {"o", [&](const std::string &v) { cl.outputFile = v; return true; }},
+      {"o",
+       [&](const std::string &v) {
+         cl.outputFile = v;
+         return true;
+       }},
       {"S",
        [&](const std::string &v) {
-         int64_t size, count;
+         int64_t size, count = 0;
          auto comma = v.find(',');
-         bool ok = parseInt(v.substr(0, comma), size) && size > 0;
+         bool ok = parseInt(v.substr(0, comma), size) && size > 0 && size <= 1 << 20;
          if (ok && comma != std::string::npos)
-           ok = parseInt(v.substr(comma + 1), count) && count > 0;
+           ok = parseInt(v.substr(comma + 1), count) && count > 0 && count <= 1 << 20;
          if (!ok) {
            error = "option -S: expected SIZE[,N] with positive numbers, got '" + v + "'";
            return false;
          }
-         cl.rotation = v;
+         cl.rotation = {static_cast<uint64_t>(size), static_cast<uint32_t>(count)};
          return true;
        }},
       {"s",
@@ -203,7 +226,11 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
          cl.bufferMB = static_cast<unsigned>(mb);
          return true;
        }},
-      {"compatible", [&](const std::string &v) { cl.compatible = v; return true; }},
+      {"compatible",
+       [&](const std::string &v) {
+         cl.compatible = v;
+         return true;
+       }},
       {"transport",
        [&](const std::string &v) {
          if (!oneOf(v, {"text", "relay", "netlink"})) {

@@ -10,21 +10,21 @@ namespace sonde {
 
 struct CommandLine {
   // What to run.
-  std::optional<std::string> scriptFile;   // FILE, or "-" for stdin
-  std::optional<std::string> scriptText;   // -e SCRIPT
-  std::vector<std::string> extraScripts;   // -E SCRIPT (repeatable)
-  std::vector<std::string> scriptArgs;     // trailing ARGS: $1, @1, ...
-  std::optional<std::string> listPattern;  // -l PP / -L PP
-  bool listVariables = false;              // -L
+  std::optional<std::string> scriptFile;  // FILE, or "-" for stdin
+  std::optional<std::string> scriptText;  // -e SCRIPT
+  std::vector<std::string> extraScripts;  // -E SCRIPT (repeatable)
+  std::vector<std::string> scriptArgs;    // trailing ARGS: $1, @1, ...
+  std::optional<std::string> listPattern; // -l PP / -L PP
+  bool listVariables = false;             // -L
 
   int lastPass = 5; // -p NUM
   int verbosity = 0;
-  bool suppressWarnings = false;   // -w
-  bool warningsAreErrors = false;  // -W
-  bool unoptimized = false;        // -u
-  bool keepTemps = false;          // -k
-  unsigned optLevel = 2;           // -O0 .. -O3: optimisation of compiled handlers
-  bool color = false;              // --color
+  bool suppressWarnings = false;  // -w
+  bool warningsAreErrors = false; // -W
+  bool unoptimized = false;       // -u
+  bool keepTemps = false;         // -k
+  unsigned optLevel = 2;          // -O0 .. -O3: optimisation of compiled handlers
+  bool color = false;             // --color
   bool skipBadvars = false;
   bool suppressHandlerErrors = false;
   bool suppressTimeLimits = false;
@@ -37,19 +37,19 @@ struct CommandLine {
   std::vector<std::string> includeDirs;                     // -I DIR
 
   // Target and run control.
-  std::optional<std::string> command; // -c CMD
-  std::optional<int64_t> targetPid;   // -x PID
+  std::optional<std::string> command;   // -c CMD
+  std::optional<int64_t> targetPid;     // -x PID
   std::optional<double> timeoutSeconds; // -T SECS
 
   // Output and transport.
-  std::optional<std::string> outputFile; // -o FILE
-  std::optional<std::string> rotation;   // -S SIZE[,N]
-  unsigned bufferMB = 16;                // -s NUM
-  bool bulk = false;                     // -b
-  bool flightRecorder = false;           // -F
-  std::string transport = "text";        // --transport
-  std::string mode = "block";            // --mode
-  std::string format = "text";           // --format
+  std::optional<std::string> outputFile;                 // -o FILE
+  std::optional<std::pair<uint64_t, uint32_t>> rotation; // -S SIZE[,N]: MB, files kept (0 all)
+  unsigned bufferMB = 16;                                // -s NUM
+  bool bulk = false;                                     // -b
+  bool flightRecorder = false;                           // -F
+  std::string transport;                                 // --transport; "" when not given
+  std::string mode;                                      // --mode; "" when not given
+  std::string format = "text";                           // --format
 
   bool showHelp = false, showVersion = false;
 };

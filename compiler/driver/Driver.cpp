@@ -115,32 +115,71 @@ std::optional<std::string> agentLibraryPath() {
   return std::nullopt;
 }
 
-// Run options whose machinery is not in this build yet: named instead of ignored.
-const char *unavailableRunOption(const CommandLine &cl) {
-  if (cl.transport == "netlink")
-    return "--transport=netlink";
-  if (cl.mode != "block")
-    return "--mode";
-  if (cl.format != "text")
-    return "--format=ctf/json";
-  if (cl.bulk)
-    return "-b";
-  if (cl.flightRecorder)
-    return "-F";
-  if (cl.rotation)
-    return "-S";
-  if (cl.suppressHandlerErrors)
-    return "--suppress-handler-errors";
-  return nullptr;
+// -b, -F, -S, --mode and --format need every record to pass through sonde: they
+// take a record transport (relay unless netlink is asked for). Returns the error
+// text for options that do not go together, else fills `o`.
+std::optional<std::string> recordOptions(const CommandLine &cl, session::SessionOptions &o) {
+  const char *wants = cl.bulk                                  ? "-b"
+                      : cl.flightRecorder                      ? "-F"
+                      : cl.rotation                            ? "-S"
+                      : !cl.mode.empty() && cl.mode != "block" ? "--mode"
+                      : cl.format != "text"                    ? "--format"
+                                                               : nullptr;
+  std::string transport = cl.transport.empty() ? (wants ? "relay" : "text") : cl.transport;
+  if (transport == "text") {
+    if (wants)
+      return std::string("option ") + wants +
+             " needs a record transport (--transport=relay or netlink), not --transport=text";
+    return std::nullopt;
+  }
+  if (transport == "netlink")
+    return std::string("option --transport=netlink is not supported by this build yet");
+  if (cl.flightRecorder && !cl.mode.empty() && cl.mode != "overwrite")
+    return "option -F keeps the newest records (overwrite mode); it cannot take --mode=" + cl.mode;
+  if (cl.bulk && cl.format != "text")
+    return std::string("option -b records binary streams; give --format to `sonde report` instead");
+  if (cl.rotation && (!cl.outputFile || cl.bulk || cl.format == "ctf"))
+    return std::string("option -S rotates a text or JSON output file: it needs -o FILE, and "
+                       "not -b or --format=ctf");
+  if (cl.format == "ctf" && !cl.outputFile)
+    return std::string("option --format=ctf needs -o DIR, the trace directory to write");
+
+  session::RecordOptions r;
+  r.bufferMb = cl.bufferMB;
+  r.verbose = cl.verbosity > 0;
+  std::string mode = cl.flightRecorder ? "overwrite" : cl.mode;
+  r.mode = mode == "discard"     ? transport::RelayMode::Discard
+           : mode == "overwrite" ? transport::RelayMode::Overwrite
+                                 : transport::RelayMode::Block;
+  r.format = cl.format == "ctf"    ? session::OutputFormat::Ctf
+             : cl.format == "json" ? session::OutputFormat::Json
+                                   : session::OutputFormat::Text;
+  if (cl.bulk) {
+    char name[64];
+    time_t now = time(nullptr);
+    tm local;
+    strftime(name, sizeof name, "sonde-trace-%Y%m%d-%H%M%S", localtime_r(&now, &local));
+    r.traceDirectory = cl.outputFile.value_or(name);
+  }
+  if (cl.format == "ctf")
+    r.ctfDirectory = cl.outputFile;
+  o.records = r;
+  o.rotation = cl.rotation;
+  o.flightRecorder = r.mode == transport::RelayMode::Overwrite;
+  return std::nullopt;
 }
 
 // Pass 5: load the module and run the session.
 int runPass5(const std::string &modulePath, const CommandLine &cl, std::ostream &err) {
-  if (const char *option = unavailableRunOption(cl)) {
-    err << "sonde: option " << option << " is not supported by this build yet\n";
+  if (cl.suppressHandlerErrors) {
+    err << "sonde: option --suppress-handler-errors is not supported by this build yet\n";
     return 1;
   }
   session::SessionOptions o;
+  if (std::optional<std::string> bad = recordOptions(cl, o)) {
+    err << "sonde: " << *bad << "\n";
+    return 1;
+  }
   o.targetPid = cl.targetPid.value_or(0);
   o.timeoutSeconds = cl.timeoutSeconds;
   o.outputFile = cl.outputFile;
@@ -148,8 +187,6 @@ int runPass5(const std::string &modulePath, const CommandLine &cl, std::ostream 
   o.globals = cl.globals;
   o.verbose = cl.verbosity > 0;
   o.targetExitStatus = cl.targetStatus;
-  o.relay = cl.transport == "relay";
-  o.bufferMb = cl.bufferMB;
   if (cl.command) {
     std::optional<std::string> agent = agentLibraryPath();
     if (!agent) {

@@ -6,7 +6,7 @@
 #include "runtime/agent/SiteFinder.h"
 #include "runtime/session/LoadedModule.h"
 #include "runtime/session/OutputSink.h"
-#include "runtime/session/RecordFormats.h"
+#include "runtime/session/RecordWriter.h"
 #include "runtime/session/Runtime.h"
 #include "runtime/transport/RelayChannel.h"
 #include "runtime/values/Segment.h"
@@ -44,7 +44,8 @@ struct Agent {
   std::optional<values::Segment> segment;
   std::unique_ptr<session::OutputSink> sink;
   std::optional<transport::RelayChannel> relay;
-  std::optional<session::RecordFormats> records;
+  std::optional<session::TraceSchema> schema;
+  session::RecordTransport records;
   session::Runtime rt;
   std::unique_ptr<SiteSet> sites;
   int controlFd = -1;
@@ -222,11 +223,13 @@ std::string start(const Contract &c) {
     a->relay = transport::RelayChannel::attach(c.relayFd, &error);
     if (!a->relay)
       return error;
-    a->records.emplace(*a->module);
-    a->rt.relay = &*a->relay;
-    a->rt.records = &*a->records;
-    a->rt.clock.source =
+    a->schema.emplace(session::TraceSchema::fromModule(*a->module));
+    a->records.relay = &*a->relay;
+    a->records.schema = &*a->schema;
+    // sonde converts the readings with its own calibration of the same source.
+    a->records.clock.source =
         sonde_trace_clock_tsc_invariant() ? SONDE_CLOCK_TSC : SONDE_CLOCK_MONOTONIC;
+    a->rt.records = &a->records;
   }
   agent = a;
   // The module's site table is writable (load_bias); the agent owns it now.

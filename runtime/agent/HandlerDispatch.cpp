@@ -2,7 +2,7 @@
 
 #include "runtime/agent/CodePatcher.h"
 #include "runtime/session/ProbeRunner.h"
-#include "runtime/transport/RelayProducer.h"
+#include "runtime/session/RecordWriter.h"
 
 #include <atomic>
 #include <chrono>
@@ -65,8 +65,8 @@ AgentThread *adopt() {
   auto *t = new (std::nothrow) AgentThread(runtime->maxStringLen());
   if (!t)
     return nullptr;
-  if (runtime->relay)
-    t->state.useRelay(*runtime->relay, runtime->clock);
+  if (runtime->records)
+    t->state.useRecords(*runtime->records);
   {
     std::lock_guard<std::mutex> g(registryLock);
     link(t);
@@ -203,8 +203,8 @@ void flushAllThreads() {
     if (t->inHandler.load(std::memory_order_acquire))
       continue;
     t->state.output->flush(*runtime->output);
-    if (t->state.relay)
-      t->state.relay->flush(); // the partly filled sub-buffer, for the consumer
+    if (t->state.records)
+      t->state.records->flush(); // the partly filled buffer, for the consumer
   }
 }
 
@@ -229,8 +229,8 @@ void forkChild() {
     current->next = current->prev = nullptr;
     link(current);
     // The inherited ring is the parent thread's, which keeps writing it.
-    if (current->state.relay)
-      current->state.relay->forgetAfterFork();
+    if (current->state.records)
+      current->state.records->forgetAfterFork();
   }
   runtime->output->resetAfterFork();
 }

@@ -1,8 +1,7 @@
 // The sonde_context calls of ContextAbi.h: errors, output, exit.
 #include "runtime/session/ContextAbi.h"
-#include "runtime/session/RecordFormats.h"
+#include "runtime/session/RecordWriter.h"
 #include "runtime/session/Runtime.h"
-#include "runtime/transport/RelayProducer.h"
 
 #include <cstring>
 
@@ -64,14 +63,10 @@ void sonde_out_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *ar
   Runtime &rt = runtimeOf(ctx);
   ThreadState &ts = threadOf(ctx);
   OutputBuffer &buf = *ts.output;
-  // Relay transport: the format id and the raw arguments; the consumer formats.
-  if (const sonde_record_desc *desc = ts.relay ? rt.records->desc(fmt) : nullptr) {
-    buf.flushRelayed(); // earlier text first
-    size_t max = sonde_record_max_size(desc, args);
-    if (char *out = ts.relay->reserve(static_cast<uint32_t>(max)))
-      ts.relay->commit(static_cast<uint32_t>(
-          sonde_record_encode(&ts.relayStream, fmt, sonde_trace_clock_read(&rt.clock), desc, args,
-                              reinterpret_cast<uint8_t *>(out))));
+  // A record transport: the format id and the raw arguments; the consumer formats.
+  if (const sonde_record_desc *desc = ts.records ? rt.records->schema->desc(fmt) : nullptr) {
+    buf.flushRecords(); // earlier text first
+    ts.records->write(fmt, *desc, args);
     return;
   }
   SondeFormatError err{};

@@ -25,6 +25,8 @@ public:
   const sonde_module_desc &desc() const { return *desc_; }
   const values::GlobalLayout &layout() const { return *layout_; }
   const SondeFormatSpec &format(uint32_t index) const { return formats_[index].spec; }
+  // Where format `index` is used: a probe point, "function NAME", or "" (sprintf).
+  const char *formatSource(uint32_t index) const { return desc_->format_sources[index]; }
   const sonde_probe_desc &probe(uint32_t index) const { return desc_->probes[index]; }
   // "operator '/' at app.probe:9:22" for a location index ("" if out of range).
   const std::string &locationText(uint32_t index) const;

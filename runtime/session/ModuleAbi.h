@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define SONDE_MODULE_ABI_VERSION 2u
+#define SONDE_MODULE_ABI_VERSION 3u
 #define SONDE_MODULE_SYMBOL "sonde_module"
 
 /* What kind of event runs a probe. */
@@ -95,9 +95,12 @@ typedef struct sonde_module_desc {
   uint64_t layout_size;
   uint64_t layout_fingerprint;
 
-  /* printf formats, referenced by index from handlers. */
+  /* printf formats, referenced by index from handlers, and where each is used
+   * (the probe point, or "function NAME"; "" for sprintf): a binary trace's
+   * event names. A format used in two places has two indexes. */
   uint32_t format_count;
   const char *const *formats;
+  const char *const *format_sources;
 
   uint32_t location_count;
   const sonde_location *locations;

@@ -1,12 +1,12 @@
 #include "runtime/session/OutputSink.h"
 
-#include "runtime/session/RecordFormats.h"
-#include "runtime/transport/RelayProducer.h"
+#include "runtime/session/RecordWriter.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <fcntl.h>
 #include <new>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,8 +18,44 @@ OutputSink::OutputSink(int fd) : fd_(fd) {
   pipe_ = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
+OutputSink::~OutputSink() {
+  if (!rotateBase_.empty() && fd_ >= 0)
+    close(fd_);
+}
+
+bool OutputSink::rotate(const std::string &base, uint64_t maxBytes, uint32_t keep,
+                        std::string *error) {
+  rotateBase_ = base;
+  rotateBytes_ = maxBytes;
+  rotateKeep_ = keep;
+  return openPart(error);
+}
+
+bool OutputSink::openPart(std::string *error) {
+  std::string path = rotateBase_ + "." + std::to_string(part_);
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "cannot open output file '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  if (part_ > 0)
+    close(fd_);
+  fd_ = fd;
+  written_ = 0;
+  if (rotateKeep_ > 0 && part_ >= rotateKeep_)
+    unlink((rotateBase_ + "." + std::to_string(part_ - rotateKeep_)).c_str());
+  ++part_;
+  return true;
+}
+
 void OutputSink::write(const char *data, size_t size) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!rotateBase_.empty()) {
+    std::string ignored; // a file that cannot be opened keeps output in the current one
+    if (written_ > 0 && written_ + size > rotateBytes_)
+      openPart(&ignored);
+    written_ += size;
+  }
   while (size > 0) {
     size_t piece = size;
     if (pipe_ && piece > PIPE_BUF) {
@@ -60,32 +96,22 @@ void OutputBuffer::append(const char *data, size_t n, OutputSink &sink) {
 }
 
 void OutputBuffer::flush(OutputSink &sink) {
-  if (used_ > 0 && relay_)
-    flushToRelay();
+  if (used_ > 0 && records_)
+    writeRecords();
   else if (used_ > 0)
     sink.write(data_, used_);
   used_ = 0;
 }
 
-// Text records (RecordFormats::kTextId), each a NUL-terminated slice of the
+// Text records (TraceSchema::kTextId), each a NUL-terminated slice of the
 // buffer: the codec sends strings by strlen, so a NUL byte in the output (from
 // print_char(0)) ends its record's text there.
-void OutputBuffer::flushToRelay() {
-  static const uint8_t kinds[] = {SONDE_RECORD_ARG_STRING};
-  static const sonde_record_desc desc = {kinds, 1};
+void OutputBuffer::writeRecords() {
   for (size_t at = 0; at < used_;) {
     size_t n = std::min(used_ - at, kTextRecordBytes);
     char saved = data_[at + n];
     data_[at + n] = '\0';
-    SondeFormatArg arg;
-    arg.s = data_ + at;
-    size_t max = sonde_record_max_size(&desc, &arg);
-    if (char *out = relay_->reserve(static_cast<uint32_t>(max))) {
-      size_t wrote =
-          sonde_record_encode(stream_, RecordFormats::kTextId, sonde_trace_clock_read(clock_),
-                              &desc, &arg, reinterpret_cast<uint8_t *>(out));
-      relay_->commit(static_cast<uint32_t>(wrote));
-    }
+    records_->writeText(data_ + at);
     data_[at + n] = saved;
     at += n;
   }

@@ -3,20 +3,23 @@
 // complete handler output here, so lines from concurrent handlers never interleave.
 #pragma once
 
-#include "runtime/transport/RecordCodec.h"
-
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
-
-namespace sonde::transport {
-class RelayProducer;
-} // namespace sonde::transport
+#include <string>
 
 namespace sonde::session {
+
+class RecordWriter;
 
 class OutputSink {
 public:
   explicit OutputSink(int fd);
+  ~OutputSink();
+  // -S SIZE,N: output goes to `base`.0, .1, ..., a new file once one holds
+  // `maxBytes` (whole writes: a handler's output is never split), keeping the
+  // newest `keep` files (0: all). Opens the first file.
+  bool rotate(const std::string &base, uint64_t maxBytes, uint32_t keep, std::string *error);
   // Writes all of [data, data+size); a failing descriptor (closed pipe) drops output
   // rather than stopping the session, as stap's consumer does.
   void write(const char *data, size_t size);
@@ -25,7 +28,13 @@ public:
   void resetAfterFork();
 
 private:
+  bool openPart(std::string *error);
+
   int fd_;
+  // -S: the files written so far (the current one is part_ - 1).
+  std::string rotateBase_;
+  uint64_t rotateBytes_ = 0, written_ = 0;
+  uint32_t rotateKeep_ = 0, part_ = 0;
   // A pipe is often shared with the traced command's own output; writes up to
   // PIPE_BUF bytes are atomic there, so larger ones go in pieces ending at a
   // newline, and no line of ours is split by another process's write.
@@ -35,41 +44,34 @@ private:
 
 // Per-thread output buffer: handlers append, the runner flushes after each handler
 // (and on overflow), so one handler's output reaches the sink in one piece. With
-// the relay transport the text goes, as text records, into the thread's ring.
+// a record transport the text goes, as text records, to the thread's RecordWriter.
 class OutputBuffer {
 public:
   static constexpr size_t kCapacity = 65536;
   // Text records of at most this many bytes (a record must fit a sub-buffer).
   static constexpr size_t kTextRecordBytes = 16384;
 
-  // From now on flush() writes records into `producer` (this thread's).
-  void sendToRelay(transport::RelayProducer *producer, sonde_record_stream *stream,
-                   const sonde_trace_clock *clock) {
-    relay_ = producer;
-    stream_ = stream;
-    clock_ = clock;
-  }
+  // From now on flush() writes text records into `writer` (this thread's).
+  void sendAsRecords(RecordWriter *writer) { records_ = writer; }
   // Space for one formatted print (stap's per-print limit).
   char *reserve(size_t n, OutputSink &sink);
   void commit(size_t n) { used_ += n; }
   void append(const char *data, size_t n, OutputSink &sink);
   void flush(OutputSink &sink);
 
-  // With the relay transport: the pending text into the ring (no sink needed).
-  void flushRelayed() {
-    if (relay_ && used_ > 0)
-      flushToRelay();
-    used_ = relay_ ? 0 : used_;
+  // With a record transport: the pending text as records (no sink needed).
+  void flushRecords() {
+    if (records_ && used_ > 0)
+      writeRecords();
+    used_ = records_ ? 0 : used_;
   }
 
 private:
-  void flushToRelay();
+  void writeRecords();
 
   char data_[kCapacity + 1]; // + a NUL ending the text record being encoded
   size_t used_ = 0;
-  transport::RelayProducer *relay_ = nullptr;
-  sonde_record_stream *stream_ = nullptr;
-  const sonde_trace_clock *clock_ = nullptr;
+  RecordWriter *records_ = nullptr;
 };
 
 } // namespace sonde::session

@@ -1,6 +1,6 @@
 #include "runtime/session/Runtime.h"
 
-#include "runtime/transport/RelayProducer.h"
+#include "runtime/session/RecordWriter.h"
 
 #include <chrono>
 #include <unistd.h>
@@ -19,13 +19,21 @@ ThreadState::ThreadState(uint32_t maxStringLen)
 }
 
 ThreadState::~ThreadState() {
-  if (relay)
-    output->flushRelayed(); // before the ring is handed back
+  if (records)
+    output->flushRecords(); // before the writer's buffer is handed back
 }
 
-void ThreadState::useRelay(const transport::RelayChannel &channel, const sonde_trace_clock &clock) {
-  relay = std::make_unique<transport::RelayProducer>(channel);
-  output->sendToRelay(relay.get(), &relayStream, &clock);
+void ThreadState::useRecords(const RecordTransport &transport) {
+  records = std::make_unique<RecordWriter>(transport);
+  output->sendAsRecords(records.get());
+}
+
+void ThreadState::stopRecords() {
+  if (!records)
+    return;
+  output->flushRecords();
+  output->sendAsRecords(nullptr);
+  records.reset();
 }
 
 ThreadState &Runtime::thread() {
@@ -36,6 +44,8 @@ ThreadState &Runtime::thread() {
   if (!state || owner != this) {
     state = std::make_unique<ThreadState>(maxStringLen());
     owner = this;
+    if (records)
+      state->useRecords(*records);
   }
   return *state;
 }

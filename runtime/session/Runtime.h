@@ -15,15 +15,11 @@
 #include <string>
 #include <vector>
 
-namespace sonde::transport {
-class RelayChannel;
-class RelayProducer;
-} // namespace sonde::transport
-
 namespace sonde::session {
 
 struct Runtime;
-class RecordFormats;
+struct RecordTransport;
+class RecordWriter;
 
 // The captures of a thread's last `=~` (RegexMatch.cpp), for matched() and ngroups().
 struct RegexCaptures {
@@ -44,15 +40,15 @@ struct ThreadState {
   uint64_t randomState;
   // Here rather than thread_local: exit-time probes run after TLS destructors.
   RegexCaptures regex;
-  // The relay transport: this thread's ring writer and its record stream; null
-  // with the text transport. Destroyed with the thread's state: the ring is
-  // flushed and freed then.
-  std::unique_ptr<transport::RelayProducer> relay;
-  sonde_record_stream relayStream{};
+  // A record transport: this thread's writer; null with the text transport.
+  // Destroyed with the thread's state: its buffer is flushed and freed then.
+  std::unique_ptr<RecordWriter> records;
 
   ~ThreadState();
-  // Starts writing this thread's output into `channel` (relay transport).
-  void useRelay(const transport::RelayChannel &channel, const sonde_trace_clock &clock);
+  // Starts writing this thread's output as records (relay, netlink).
+  void useRecords(const RecordTransport &transport);
+  // Flushes and closes the writer; later output would go to the text sink.
+  void stopRecords();
 };
 
 struct Runtime {
@@ -68,11 +64,9 @@ struct Runtime {
   // (the in-target agent, which must flush threads' output at exit); null: a
   // thread_local owned here.
   ThreadState &(*threadSource)(Runtime &rt) = nullptr;
-  // The relay transport (in traced processes), else null: printf as binary
-  // records, other output as text records, through each thread's ring.
-  const transport::RelayChannel *relay = nullptr;
-  const RecordFormats *records = nullptr;
-  sonde_trace_clock clock{}; // stamps records (its source is what matters here)
+  // A record transport, else null (text): printf as binary records, other
+  // output as text records, through each thread's RecordWriter.
+  const RecordTransport *records = nullptr;
 
   uint32_t maxStringLen() const { return module->layout().limits().max_string_len; }
   // This thread's scratch for this runtime (created on first use).

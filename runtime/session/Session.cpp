@@ -2,8 +2,6 @@
 
 #include "runtime/session/GlobalDisplay.h"
 #include "runtime/session/ProbeRunner.h"
-#include "runtime/session/RecordFormats.h"
-#include "runtime/session/RelayDrain.h"
 #include "runtime/session/TargetProcess.h"
 #include "runtime/session/TimerScheduler.h"
 
@@ -73,31 +71,6 @@ bool applyGlobals(const SessionOptions &o, const LoadedModule &m, values::Segmen
   return true;
 }
 
-// -s MB over 64 rings (threads writing at once) of 4 sub-buffers each.
-transport::RelayConfig relayConfig(uint32_t bufferMb) {
-  transport::RelayConfig c;
-  c.ringCount = 64;
-  c.subbufCount = 4;
-  uint64_t perSubbuf = (uint64_t{bufferMb} << 20) / (c.ringCount * c.subbufCount);
-  c.subbufSize = 64 * 1024;
-  while (c.subbufSize * 2 <= perSubbuf)
-    c.subbufSize *= 2;
-  return c;
-}
-
-// stap's closing "Transport failures" line, when anything was lost.
-void reportRelay(const RelayDrain &drain, const SessionOptions &o, std::ostream &err) {
-  transport::RelayCounters t = drain.totals();
-  bool lost = t.recordsLost > 0 || drain.malformed() > 0;
-  if (lost)
-    err << "WARNING: relay transport: " << t.recordsLost << " of "
-        << t.recordsWritten + t.recordsLost << " records lost, " << drain.malformed()
-        << " chunks undecodable\n";
-  else if (o.verbose)
-    err << "sonde: relay transport: " << t.recordsWritten << " records, " << t.bytesWritten
-        << " bytes, nothing lost\n";
-}
-
 // Whether some probe runs inside traced processes (markers, process/thread
 // lifecycle): only then is the agent preloaded.
 bool runsInTargets(const LoadedModule &m) {
@@ -110,7 +83,7 @@ bool runsInTargets(const LoadedModule &m) {
 // Waits until a handler asks to stop, a signal arrives, the -T timeout, or the
 // -c target exits.
 void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> timeout,
-                 TargetProcess *target) {
+                 TargetProcess *target, RecordOutput *records) {
   int64_t deadlineMs = -1;
   auto now = [] {
     timespec ts;
@@ -137,8 +110,12 @@ void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> ti
       continue;
     if (fds[1].revents & POLLIN) {
       signalfd_siginfo info;
-      if (read(signalFd, &info, sizeof info) > 0)
+      if (read(signalFd, &info, sizeof info) <= 0)
+        continue;
+      if (info.ssi_signo != SIGUSR1)
         return;
+      if (records)
+        records->dump(); // the flight recorder's contents; tracing goes on
     }
     if (target && (fds[3].revents & (POLLIN | POLLHUP)))
       target->takeAgentReports(rt.errorFd);
@@ -215,7 +192,9 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   }
 
   int outFd = STDOUT_FILENO;
-  if (options.outputFile) {
+  if (options.outputFile && !options.rotation &&
+      !(options.records && options.records->traceDirectory) &&
+      !(options.records && options.records->ctfDirectory)) {
     outFd = open(options.outputFile->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (outFd < 0) {
       err << "sonde: cannot open output file '" << *options.outputFile
@@ -224,6 +203,11 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     }
   }
   OutputSink sink(outFd);
+  if (options.rotation && !sink.rotate(*options.outputFile, options.rotation->first << 20,
+                                       options.rotation->second, &error)) {
+    err << "sonde: -S: " << error << "\n";
+    return 1;
+  }
 
   // SIGINT/SIGTERM end the run like exit(); every thread inherits the mask, so
   // only the signalfd sees them.
@@ -231,6 +215,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   sigemptyset(&stopSignals);
   sigaddset(&stopSignals, SIGINT);
   sigaddset(&stopSignals, SIGTERM);
+  if (options.flightRecorder)
+    sigaddset(&stopSignals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &stopSignals, &oldMask);
   int signalFd = signalfd(-1, &stopSignals, SFD_CLOEXEC);
   int wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -245,20 +231,16 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
         break;
       }
 
-  // The relay transport: rings the traced processes write, drained by a thread
-  // here into the same output.
-  std::optional<transport::RelayChannel> relay;
-  std::optional<RecordFormats> records;
-  std::unique_ptr<RelayDrain> drain;
-  if (options.relay) {
-    relay = transport::RelayChannel::create(relayConfig(options.bufferMb), &error);
-    if (!relay) {
-      err << "sonde: --transport=relay: " << error << "\n";
+  // A record transport: rings every handler writes (in traced processes and
+  // here), drained by a thread here into the output.
+  std::unique_ptr<RecordOutput> records;
+  if (options.records) {
+    records = RecordOutput::open(*options.records, *module, sink, &error);
+    if (!records) {
+      err << "sonde: " << error << "\n";
       return 1;
     }
-    records.emplace(*module);
-    drain = std::make_unique<RelayDrain>(*relay, *module, *records, sink, STDERR_FILENO);
-    drain->start();
+    records->start();
   }
 
   // The target exists (held before exec) before begin probes run, so target()
@@ -269,7 +251,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
                     runsInTargets(*module) ? options.agentPath : "",
                     modulePath,
                     segment->fd(),
-                    relay ? relay->fd() : -1,
+                    records ? records->channelFd() : -1,
                     outFd,
                     STDERR_FILENO};
     std::optional<TargetProcess> spawned = TargetProcess::spawn(spec, &error);
@@ -286,6 +268,15 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   rt.output = &sink;
   rt.target = target ? target->pid() : options.targetPid;
   rt.consumerPid = getpid();
+  rt.records = records ? &records->transport() : nullptr;
+  // This thread's record writer goes before the transport does, on every way out.
+  struct RecordsStopper {
+    Runtime &rt;
+    ~RecordsStopper() {
+      if (rt.records)
+        rt.thread().stopRecords();
+    }
+  } recordsStopper{rt};
   rt.wake = [wakeFd] {
     uint64_t one = 1;
     (void)!write(wakeFd, &one, sizeof one);
@@ -311,6 +302,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   }
   if (sonde_session_state(seg) == SONDE_SESSION_STARTING && !sonde_session_exit_requested(seg))
     sonde_session_set_state(seg, SONDE_SESSION_RUNNING);
+  if (records)
+    records->drainNow(); // begin probes' output before the target's
 
   {
     TimerScheduler timers(rt);
@@ -318,7 +311,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
       if (target)
         target->release();
       timers.start();
-      waitForStop(rt, wakeFd, signalFd, options.timeoutSeconds, target ? &*target : nullptr);
+      waitForStop(rt, wakeFd, signalFd, options.timeoutSeconds, target ? &*target : nullptr,
+                  records.get());
     }
     if (target && !target->exitStatus() && !sonde_session_running(seg) &&
         sonde_session_state(seg) == SONDE_SESSION_STARTING)
@@ -328,8 +322,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     timers.stop();
     if (target)
       detachTarget(rt, *target);
-    if (drain)
-      drain->finish(); // every record of the traced processes, before end probes
+    if (records)
+      records->drainNow(); // every record of the traced processes, before end probes
   }
 
   if (sonde_session_state(seg) != SONDE_SESSION_ERROR) {
@@ -352,6 +346,11 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
       runProbe(rt, probe, actions);
   sonde_session_set_state(seg, SONDE_SESSION_STOPPED);
   rt.thread().output->flush(sink);
+  bool recordsOk = true;
+  if (records) {
+    rt.thread().stopRecords(); // this thread's last buffer, before the last drain
+    recordsOk = records->finish(err);
+  }
 
   close(signalFd);
   close(wakeFd);
@@ -362,11 +361,11 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   int status = 0;
   if (target)
     status = reportTarget(*target, *module, options, err);
-  if (drain)
-    reportRelay(*drain, options, err);
+  if (records)
+    records->summarize(err);
   uint64_t errors = sonde_session_error_count(seg), skipped = sonde_session_skipped_count(seg);
   if (errors == 0 && skipped == 0)
-    return status;
+    return recordsOk ? status : 1;
   char text[512];
   size_t n = sonde_error_run_summary(errors, skipped, text, sizeof text);
   n += sonde_error_pass5_failed(text + n, sizeof text - n);

@@ -3,6 +3,8 @@
 // the end-of-run display, and stap's closing summary.
 #pragma once
 
+#include "runtime/session/RecordOutput.h"
+
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -23,10 +25,12 @@ struct SessionOptions {
   std::string agentPath;         // libsonde-agent.so, for -c
   bool targetExitStatus = false; // --target-status: exit with the target's status
   bool verbose = false;          // -v: a closing line about the target
-  // --transport=relay: traced processes send output as records through shared
-  // rings (block mode, `bufferMb` in all) that a sonde thread drains.
-  bool relay = false;
-  uint32_t bufferMb = 16; // -s
+  // A record transport (--transport=relay, or implied by -b, -F, ...): every
+  // handler's output travels as records that a sonde thread drains. Null: text.
+  std::optional<RecordOptions> records;
+  // -S SIZE,N: text output rotates over outputFile.0, .1, ... (N kept; 0 all).
+  std::optional<std::pair<uint64_t, uint32_t>> rotation;
+  bool flightRecorder = false; // -F: SIGUSR1 dumps the rings
 };
 
 // Returns the process exit status: 0 when the run succeeded (an interrupt by

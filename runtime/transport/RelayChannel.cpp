@@ -90,7 +90,7 @@ std::optional<RelayChannel> RelayChannel::create(const RelayConfig &config, std:
   for (uint32_t r = 0; r < config.ringCount; ++r) {
     new (&channel.ring(r)) RelayRingHeader{};
     for (uint32_t s = 0; s < config.subbufCount; ++s)
-      new (&channel.slot(r, s)) RelaySlotHeader{kRelayNoSubbuf, 0, 0, 0};
+      new (&channel.slot(r, s)) RelaySlotHeader{kRelayNoSubbuf, 0, 0, 0, 0, 0};
   }
   return channel;
 }

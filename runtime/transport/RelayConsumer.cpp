@@ -58,7 +58,7 @@ size_t RelayConsumer::dumpRecent(const Sink &sink) {
       std::atomic_thread_fence(std::memory_order_acquire);
       if (s.subbuf.load(std::memory_order_relaxed) != n || used == 0)
         continue;
-      sink(r, copy_.data(), used);
+      sink(RelayChunk{r, s.owner.load(std::memory_order_relaxed), copy_.data(), used});
       ++chunks;
     }
   }
@@ -77,7 +77,8 @@ size_t RelayConsumer::drainRing(uint32_t r, bool partial, const Sink &sink) {
     RelaySlotHeader &s = channel_.slot(r, tail);
     uint32_t used = std::min(s.used.load(std::memory_order_acquire), size);
     if (used > offset) {
-      sink(r, channel_.slotData(r, tail) + offset, used - offset);
+      sink(RelayChunk{r, s.owner.load(std::memory_order_relaxed),
+                      channel_.slotData(r, tail) + offset, used - offset});
       ++chunks;
     }
     offset = 0;
@@ -90,7 +91,8 @@ size_t RelayConsumer::drainRing(uint32_t r, bool partial, const Sink &sink) {
     if (s.subbuf.load(std::memory_order_acquire) == tail) {
       uint32_t used = std::min(s.used.load(std::memory_order_acquire), size);
       if (used > offset) {
-        sink(r, channel_.slotData(r, tail) + offset, used - offset);
+        sink(RelayChunk{r, s.owner.load(std::memory_order_relaxed),
+                        channel_.slotData(r, tail) + offset, used - offset});
         ++chunks;
         offset = used;
       }

@@ -12,9 +12,17 @@
 
 namespace sonde::transport {
 
+// Committed records of one sub-buffer (or the part not read before).
+struct RelayChunk {
+  uint32_t ring;
+  uint64_t owner; // (pid << 32) | tid of the thread that wrote them
+  const char *data;
+  uint32_t size;
+};
+
 class RelayConsumer {
 public:
-  using Sink = std::function<void(uint32_t ring, const char *data, uint32_t size)>;
+  using Sink = std::function<void(const RelayChunk &chunk)>;
 
   explicit RelayConsumer(const RelayChannel &channel);
 

@@ -13,7 +13,7 @@
 namespace sonde::transport {
 
 inline constexpr char kRelayMagic[8] = {'S', 'O', 'N', 'D', 'E', 'R', 'L', 'Y'};
-inline constexpr uint32_t kRelayVersion = 1;
+inline constexpr uint32_t kRelayVersion = 2;
 inline constexpr uint64_t kRelayDataAlign = 4096;
 // A slot that never held a sub-buffer; no ring reaches that many sub-buffers.
 inline constexpr uint32_t kRelayNoSubbuf = ~0u;
@@ -73,7 +73,10 @@ struct RelaySlotHeader {
   std::atomic<uint32_t> used;    // committed bytes; the rest of the slot is padding
   std::atomic<uint32_t> records; // committed records (overwrite accounting)
   uint32_t reserved;
+  // The ring's owner word when the producer opened the sub-buffer: who wrote it.
+  std::atomic<uint64_t> owner;
+  uint64_t reserved2;
 };
-static_assert(sizeof(RelaySlotHeader) == 16);
+static_assert(sizeof(RelaySlotHeader) == 32);
 
 } // namespace sonde::transport

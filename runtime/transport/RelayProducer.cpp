@@ -78,6 +78,7 @@ bool RelayProducer::openSubbuf() {
   }
   s.used.store(0, std::memory_order_relaxed);
   s.records.store(0, std::memory_order_relaxed);
+  s.owner.store(ring_->owner.load(std::memory_order_relaxed), std::memory_order_relaxed);
   s.subbuf.store(head_, std::memory_order_release);
   // A flight-recorder dump copies slots while we write: the new number must be
   // visible before the new bytes (it re-checks the number after copying).

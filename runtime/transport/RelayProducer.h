@@ -50,6 +50,9 @@ public:
     ring_->bytesWritten.store(bytes_, std::memory_order_relaxed);
   }
 
+  // After reserve(): whether the record opens its sub-buffer.
+  bool atBufferStart() const { return used_ == 0; }
+
   // Hands the partly filled sub-buffer to the consumer now.
   void flush();
   // Flushes and frees the ring (thread exit).

@@ -1,42 +1,103 @@
 // The relay transport end to end: records from 4 target threads through shared
-// rings, formatted by sonde; nothing lost, each thread's records in its order,
-// and the same text as the text transport.
+// rings, drained by sonde; nothing lost in block mode, exact loss counts in
+// discard mode, the newest records in overwrite mode (-F), each thread's records
+// in its order, and the same text as the text transport.
 #include "SondeRun.h"
 
 #include <gtest/gtest.h>
 
+#include <cinttypes>
 #include <map>
 #include <sstream>
 
 namespace sonde::e2e {
 namespace {
 
-TEST(RelayTransport, FourThreadsDeliverEveryRecordInThreadOrder) {
+const std::string kTickScript =
+    markProbe(E2E_THREADS, "tick", "printf(\"%d %d\\n\", $arg1, $arg2)") + "\n";
+
+// Lines "THREAD SEQ" per thread: each thread's sequence numbers, in output order.
+std::map<long, std::vector<long>> threadSequences(const std::string &text) {
+  std::map<long, std::vector<long>> seqs;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    long id = 0, seq = 0;
+    if (std::sscanf(line.c_str(), "%ld %ld", &id, &seq) == 2)
+      seqs[id].push_back(seq);
+  }
+  return seqs;
+}
+
+// The numbers of the closing summary "relay transport (MODE mode): N records, ... L lost".
+bool summaryCounts(const std::string &stderrText, uint64_t &records, uint64_t &lost) {
+  size_t at = stderrText.find("relay transport (");
+  if (at == std::string::npos)
+    return false;
+  size_t colon = stderrText.find("): ", at);
+  return colon != std::string::npos &&
+         std::sscanf(stderrText.c_str() + colon,
+                     "): %" SCNu64 " records, %*u bytes, %*f MB/s, %" SCNu64 " lost", &records,
+                     &lost) == 2;
+}
+
+TEST(RelayTransport, BlockModeDeliversFourTimesFiveMillionInThreadOrder) {
   ScratchDir dir;
-  std::string script =
-      markProbe(E2E_THREADS, "tick", "printf(\"%d %d\\n\", $arg1, $arg2)") + "\n";
   // -o: the target's own stdout shares no pipe with the records (a pipe write
   // over 4 KiB is not atomic, so lines of two processes could interleave).
   std::string out = dir.file("relay.txt");
-  auto r = runSonde(script, E2E_THREADS, dir.path(), {"--transport=relay", "-v", "-o", out});
-  ASSERT_TRUE(r.exited && r.exitCode == 0) << describeRun(script, E2E_THREADS, r);
-  EXPECT_EQ(r.stdoutText, "fired 4000000\n");
-  std::map<long, long> next; // thread id -> the sequence number it must print next
-  std::istringstream lines(readFile(out));
-  std::string line;
-  long records = 0;
-  while (std::getline(lines, line)) {
-    long id = 0, seq = 0;
-    ASSERT_EQ(std::sscanf(line.c_str(), "%ld %ld", &id, &seq), 2) << line;
-    ASSERT_EQ(seq, next[id]) << "thread " << id << " out of order";
-    next[id] = seq + 1;
-    ++records;
+  std::string cmd = std::string(E2E_THREADS) + " 5000000";
+  auto r = runSonde(kTickScript, cmd, dir.path(), {"--transport=relay", "-o", out});
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describeRun(kTickScript, cmd, r);
+  EXPECT_EQ(r.stdoutText, "fired 20000000\n");
+  auto seqs = threadSequences(readFile(out));
+  ASSERT_EQ(seqs.size(), 4u);
+  for (const auto &[id, seq] : seqs) {
+    ASSERT_EQ(seq.size(), 5000000u) << "thread " << id;
+    for (size_t i = 0; i < seq.size(); ++i)
+      ASSERT_EQ(seq[i], long(i)) << "thread " << id << " out of order";
   }
-  EXPECT_EQ(records, 4000000);
-  EXPECT_EQ(next.size(), 4u);
-  EXPECT_NE(r.stderrText.find("relay transport: 4000000 records"), std::string::npos)
-      << r.stderrText;
-  EXPECT_EQ(r.stderrText.find("records lost"), std::string::npos) << r.stderrText;
+  uint64_t records = 0, lost = 1;
+  ASSERT_TRUE(summaryCounts(r.stderrText, records, lost)) << r.stderrText;
+  EXPECT_EQ(records, 20000000u);
+  EXPECT_EQ(lost, 0u);
+}
+
+TEST(RelayTransport, DiscardModeCountsEveryLostRecord) {
+  ScratchDir dir;
+  std::string out = dir.file("discard.txt");
+  auto r = runSonde(kTickScript, E2E_THREADS, dir.path(), {"--mode=discard", "-s", "1", "-o", out});
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describeRun(kTickScript, E2E_THREADS, r);
+  uint64_t records = 0, lost = 0;
+  ASSERT_TRUE(summaryCounts(r.stderrText, records, lost)) << r.stderrText;
+  auto seqs = threadSequences(readFile(out));
+  uint64_t delivered = 0;
+  for (const auto &[id, seq] : seqs) {
+    delivered += seq.size();
+    for (size_t i = 1; i < seq.size(); ++i)
+      ASSERT_LT(seq[i - 1], seq[i]) << "thread " << id << " out of order";
+  }
+  EXPECT_EQ(delivered, records);
+  EXPECT_EQ(delivered + lost, 4000000u) << r.stderrText;
+  EXPECT_GT(lost, 0u) << "a 1 MB buffer should not hold 4M records";
+}
+
+TEST(RelayTransport, FlightRecorderKeepsTheNewestRecords) {
+  ScratchDir dir;
+  std::string out = dir.file("flight.txt");
+  auto r = runSonde(kTickScript, E2E_THREADS, dir.path(), {"-F", "-s", "1", "-o", out});
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describeRun(kTickScript, E2E_THREADS, r);
+  EXPECT_NE(r.stderrText.find("overwrite mode"), std::string::npos) << r.stderrText;
+  auto seqs = threadSequences(readFile(out));
+  ASSERT_EQ(seqs.size(), 4u);
+  for (const auto &[id, seq] : seqs) {
+    ASSERT_FALSE(seq.empty());
+    ASSERT_LT(seq.size(), 1000000u) << "thread " << id << ": nothing was overwritten";
+    // A contiguous run that ends with the thread's last record.
+    EXPECT_EQ(seq.back(), 999999) << "thread " << id;
+    for (size_t i = 1; i < seq.size(); ++i)
+      ASSERT_EQ(seq[i], seq[i - 1] + 1) << "thread " << id << " has a gap";
+  }
 }
 
 // print/println travel as text records, printf as binary ones: their order in a

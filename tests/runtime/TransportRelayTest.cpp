@@ -47,7 +47,7 @@ struct Delivery {
       : last(producers, -1), count(producers, 0), gapsAllowed(gapsAllowed) {}
 
   RelayConsumer::Sink sink() {
-    return [this](uint32_t, const char *data, uint32_t size) { take(data, size); };
+    return [this](const RelayChunk &c) { take(c.data, c.size); };
   }
 
   void take(const char *data, uint32_t size) {
@@ -181,12 +181,12 @@ TEST(TransportRelay, OverwriteModeKeepsTheMostRecentRecords) {
   for (uint64_t i = 0; i < kRecords; ++i)
     ASSERT_TRUE(writeRecord(p, 0, i));
   RelayConsumer consumer(channel);
-  EXPECT_EQ(consumer.poll([](uint32_t, const char *, uint32_t) {}), 0u);
+  EXPECT_EQ(consumer.poll([](const RelayChunk &) {}), 0u);
   std::vector<uint64_t> seen;
-  consumer.dumpRecent([&](uint32_t, const char *data, uint32_t size) {
-    for (uint32_t at = 0; at + sizeof(TestRecord) <= size; at += sizeof(TestRecord)) {
+  consumer.dumpRecent([&](const RelayChunk &c) {
+    for (uint32_t at = 0; at + sizeof(TestRecord) <= c.size; at += sizeof(TestRecord)) {
       TestRecord rec;
-      std::memcpy(&rec, data + at, sizeof rec);
+      std::memcpy(&rec, c.data + at, sizeof rec);
       seen.push_back(rec.seq);
     }
   });
@@ -378,7 +378,7 @@ TEST(TransportRelay, KilledConsumerDoesNotHangABlockedProducer) {
     size_t chunks = 0;
     while (chunks < 2) {
       consumer.wait(10'000'000);
-      chunks += consumer.poll([](uint32_t, const char *, uint32_t) {});
+      chunks += consumer.poll([](const RelayChunk &) {});
     }
     for (;;)
       pause();

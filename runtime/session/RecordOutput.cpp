@@ -1,0 +1,139 @@
+#include "runtime/session/RecordOutput.h"
+
+#include "runtime/session/CtfRecordSink.h"
+#include "runtime/session/JsonRecordSink.h"
+#include "runtime/session/TextRecordSink.h"
+#include "runtime/session/TraceDirectory.h"
+#include "runtime/transport/SharedFutex.h"
+
+#include <ostream>
+#include <unistd.h>
+
+namespace sonde::session {
+
+namespace {
+
+// -s MB over 64 rings (threads writing at once) of 4 sub-buffers each, of
+// 4 KiB to 1 MiB.
+transport::RelayConfig relayConfig(const RecordOptions &o) {
+  transport::RelayConfig c;
+  c.mode = o.mode;
+  c.ringCount = 64;
+  c.subbufCount = 4;
+  uint64_t perSubbuf = (uint64_t{o.bufferMb} << 20) / (c.ringCount * c.subbufCount);
+  c.subbufSize = 4096;
+  while (c.subbufSize * 2 <= perSubbuf && c.subbufSize < (1u << 20))
+    c.subbufSize *= 2;
+  return c;
+}
+
+const char *modeName(transport::RelayMode m) {
+  switch (m) {
+  case transport::RelayMode::Block: return "block";
+  case transport::RelayMode::Discard: return "discard";
+  case transport::RelayMode::Overwrite: return "overwrite";
+  }
+  return "?";
+}
+
+void warnLine(const std::string &text) {
+  std::string line = "sonde: WARNING: " + text + "\n";
+  (void)!write(STDERR_FILENO, line.data(), line.size());
+}
+
+} // namespace
+
+std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
+                                                 const LoadedModule &module, OutputSink &text,
+                                                 std::string *error) {
+  std::unique_ptr<RecordOutput> out(new RecordOutput());
+  out->options_ = options;
+  out->schema_.emplace(TraceSchema::fromModule(module));
+  sonde_trace_clock &clock = out->transport_.clock;
+  sonde_trace_clock_calibrate(&clock, 0, 0);
+  out->channel_ = transport::RelayChannel::create(relayConfig(options), error);
+  if (!out->channel_)
+    return nullptr;
+  out->transport_.relay = &*out->channel_;
+  out->transport_.schema = &*out->schema_;
+
+  if (options.traceDirectory) {
+    out->chunks_ = TraceDirectoryWriter::open(*options.traceDirectory, *out->schema_, clock, error);
+    if (!out->chunks_)
+      return nullptr;
+  } else {
+    if (options.format == OutputFormat::Ctf) {
+      out->records_ = CtfRecordSink::open(*options.ctfDirectory, *out->schema_, clock, error);
+      if (!out->records_)
+        return nullptr;
+    } else if (options.format == OutputFormat::Json) {
+      out->records_ = std::make_unique<JsonRecordSink>(
+          clock, [&text](const char *data, size_t n) { text.write(data, n); });
+    } else {
+      out->records_ = std::make_unique<TextRecordSink>(text);
+    }
+    auto streams = std::make_unique<RecordStreams>(*out->schema_, clock, *out->records_, warnLine);
+    out->streams_ = streams.get();
+    out->chunks_ = std::move(streams);
+  }
+  out->drain_ = std::make_unique<RecordDrain>(*out->channel_, *out->chunks_);
+  return out;
+}
+
+RecordOutput::~RecordOutput() = default;
+
+void RecordOutput::start() {
+  startNs_ = transport::monotonicNs();
+  drain_->start();
+}
+
+void RecordOutput::drainNow() {
+  if (options_.mode != transport::RelayMode::Overwrite)
+    drain_->drainNow();
+}
+
+void RecordOutput::dump() { drain_->drainNow(); }
+
+bool RecordOutput::finish(std::ostream &err) {
+  drain_->finish();
+  std::string error;
+  bool ok = chunks_->close(&error);
+  if (!ok)
+    err << "sonde: " << error << "\n";
+  return ok;
+}
+
+// stap's closing words on its transport, with the numbers.
+void RecordOutput::summarize(std::ostream &err) const {
+  transport::RelayCounters t = drain_->totals();
+  double seconds = static_cast<double>(transport::monotonicNs() - startNs_) / 1e9;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "sonde: relay transport (%s mode): %llu records, %llu bytes, %.1f MB/s, %llu lost",
+                modeName(options_.mode), static_cast<unsigned long long>(t.recordsWritten),
+                static_cast<unsigned long long>(t.bytesWritten),
+                seconds > 0 ? static_cast<double>(t.bytesWritten) / 1e6 / seconds : 0.0,
+                static_cast<unsigned long long>(t.recordsLost));
+  err << line;
+  if (options_.mode == transport::RelayMode::Overwrite)
+    err << ", " << t.recordsOverwritten << " overwritten (flight recorder keeps the newest)";
+  if (streams_ && streams_->malformed() > 0)
+    err << ", " << streams_->malformed() << " chunks undecodable";
+  err << "\n";
+  if (options_.verbose)
+    for (uint32_t r = 0; r < channel_->ringCount(); ++r) {
+      transport::RelayCounters c = channel_->ringCounters(r);
+      if (c.recordsWritten + c.recordsLost > 0)
+        err << "sonde:   ring " << r << ": " << c.recordsWritten << " records, " << c.bytesWritten
+            << " bytes, " << c.recordsLost << " lost\n";
+    }
+  if (options_.traceDirectory)
+    err << "sonde: binary trace in " << *options_.traceDirectory << " (print it with `sonde report "
+        << *options_.traceDirectory << "`)\n";
+  if (t.recordsLost > 0 && options_.mode == transport::RelayMode::Block)
+    err << "WARNING: There were " << t.recordsLost
+        << " transport failures (records lost in block mode: the consumer stalled for "
+           "over a second or a thread found no free ring; try a larger -s)\n";
+}
+
+} // namespace sonde::session

@@ -1,0 +1,71 @@
+// The consumer half of a record transport in sonde (`--transport=relay`, and
+// what -b, -F, -S, --mode and --format imply): the trace clock's calibration,
+// the channel the traced processes write, the drain thread, and where decoded
+// records go (text, JSON, CTF) or the binary trace directory (-b). It also
+// prints the closing transport summary.
+#pragma once
+
+#include "runtime/session/LoadedModule.h"
+#include "runtime/session/OutputSink.h"
+#include "runtime/session/RecordDrain.h"
+#include "runtime/session/RecordWriter.h"
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace sonde::session {
+
+enum class OutputFormat { Text, Json, Ctf };
+
+struct RecordOptions {
+  transport::RelayMode mode = transport::RelayMode::Block; // --mode; -F: Overwrite
+  uint32_t bufferMb = 16;                                  // -s: all rings together
+  OutputFormat format = OutputFormat::Text;                // --format
+  // -b: records stored as they are in this directory, for `sonde report`.
+  std::optional<std::string> traceDirectory;
+  std::optional<std::string> ctfDirectory; // --format=ctf -o DIR
+  bool verbose = false;                    // -v: per-ring lines in the summary
+};
+
+class RecordOutput {
+public:
+  // `text` takes text and JSON output. On failure returns null with a reason.
+  static std::unique_ptr<RecordOutput> open(const RecordOptions &options,
+                                            const LoadedModule &module, OutputSink &text,
+                                            std::string *error);
+  ~RecordOutput();
+
+  // The channel's fd, inherited by traced processes.
+  int channelFd() const { return channel_->fd(); }
+  // For sonde's own handler threads (begin, end, timers).
+  const RecordTransport &transport() const { return transport_; }
+
+  void start();
+  // Everything committed so far goes out now (before end probes run, so they
+  // print after every record of the traced processes). Not in overwrite mode.
+  void drainNow();
+  // SIGUSR1 with -F: the flight recorder's current contents.
+  void dump();
+  // The last records, and the output closed. False (said on `err`) when
+  // writing the output failed.
+  bool finish(std::ostream &err);
+  // The closing transport summary (records, bytes, MB/s, losses).
+  void summarize(std::ostream &err) const;
+
+private:
+  RecordOutput() = default;
+
+  RecordOptions options_;
+  std::optional<TraceSchema> schema_;
+  std::optional<transport::RelayChannel> channel_;
+  RecordTransport transport_;
+  std::unique_ptr<RecordSink> records_; // decoded output, unless -b
+  std::unique_ptr<ChunkSink> chunks_;   // RecordStreams over records_, or the trace directory
+  std::unique_ptr<RecordDrain> drain_;
+  RecordStreams *streams_ = nullptr; // chunks_ when decoding
+  uint64_t startNs_ = 0;
+};
+
+} // namespace sonde::session

@@ -1,0 +1,56 @@
+#include "runtime/session/RecordStreams.h"
+
+namespace sonde::session {
+
+namespace {
+// The most arguments a format takes: kinds per format are bounded by its text.
+constexpr size_t kMaxArgs = 1024;
+} // namespace
+
+const char *recordStatusText(int status) {
+  switch (status) {
+  case SONDE_RECORD_TRUNCATED: return "a record is cut short";
+  case SONDE_RECORD_UNKNOWN_ID: return "a record has an unknown format id";
+  case SONDE_RECORD_MALFORMED: return "a record is malformed";
+  case SONDE_RECORD_NO_ROOM: return "a record has too many arguments";
+  default: return "a record does not decode";
+  }
+}
+
+RecordStreams::RecordStreams(const TraceSchema &schema, const sonde_trace_clock &clock,
+                             RecordSink &sink, Warn warn)
+    : schema_(schema), clock_(clock), sink_(sink), warn_(std::move(warn)), args_(kMaxArgs) {}
+
+void RecordStreams::chunk(const RecordOrigin &origin, const char *data, uint32_t size) {
+  auto [it, fresh] = decoders_.try_emplace(origin.stream);
+  sonde_record_decoder &decoder = it->second;
+  if (fresh)
+    decoder = {{}, &clock_, schema_.table(), schema_.tableSize()};
+  if (scratch_.size() < size + args_.size())
+    scratch_.resize(size + args_.size());
+  const auto *in = reinterpret_cast<const uint8_t *>(data);
+  for (uint32_t at = 0; at < size;) {
+    sonde_decoded_record rec{};
+    int status = sonde_record_decode(&decoder, in + at, size - at, args_.data(), args_.size(),
+                                     scratch_.data(), scratch_.size(), &rec);
+    if (status == SONDE_RECORD_CLOCK) {
+      at += rec.size;
+      continue;
+    }
+    const TraceEventType *type = status == SONDE_RECORD_EVENT ? schema_.type(rec.id) : nullptr;
+    if (!type) {
+      // The rest of the chunk cannot be framed: skip it, and say so once per stream.
+      ++malformed_;
+      if (warned_.insert(origin.stream).second)
+        warn_(std::string(recordStatusText(status)) + " in the stream of pid " +
+              std::to_string(origin.pid) + " tid " + std::to_string(origin.tid) +
+              "; skipping the rest of its chunk");
+      return;
+    }
+    at += rec.size;
+    ++events_;
+    sink_.event(TraceEvent{origin, rec.reading, rec.id, type, args_.data()});
+  }
+}
+
+} // namespace sonde::session

@@ -1,0 +1,374 @@
+#include "runtime/session/TraceDirectory.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <queue>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace sonde::session {
+
+namespace {
+
+constexpr const char *kClockHeader = "sonde-trace-clock 1";
+// A frame is at most a sub-buffer or a message; larger sizes mean a damaged file.
+constexpr uint32_t kMaxFrame = 1u << 30;
+
+struct FrameHeader {
+  uint32_t magic;
+  uint32_t size;
+  uint64_t lostBefore;
+};
+static_assert(sizeof(FrameHeader) == 16);
+
+bool writeTextFile(const std::string &path, const std::string &text, std::string *error) {
+  FILE *f = std::fopen(path.c_str(), "we");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f && std::fclose(f) != 0)
+    ok = false;
+  if (!ok)
+    *error = "cannot write '" + path + "': " + std::strerror(errno);
+  return ok;
+}
+
+bool readTextFile(const std::string &path, std::string &text, std::string *error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = "cannot read '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return true;
+}
+
+std::string clockText(const sonde_trace_clock &c) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%s\nsource %u\nref_reading %" PRIu64 "\nref_mono_ns %" PRId64
+                "\nref_real_ns %" PRId64 "\nmult %" PRIu64 "\nshift %u\n",
+                kClockHeader, c.source, c.ref_reading, c.ref_mono_ns, c.ref_real_ns, c.mult,
+                c.shift);
+  return buf;
+}
+
+bool parseClock(const std::string &text, const std::string &path, sonde_trace_clock &c,
+                std::string *error) {
+  std::istringstream in(text);
+  std::string line;
+  size_t lineNo = 0;
+  unsigned seen = 0;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    auto fail = [&](const std::string &what) {
+      *error = path + ":" + std::to_string(lineNo) + ": " + what;
+      return false;
+    };
+    if (lineNo == 1) {
+      if (line != kClockHeader)
+        return fail(std::string("expected \"") + kClockHeader + "\"");
+      continue;
+    }
+    char key[32];
+    char value[64];
+    if (std::sscanf(line.c_str(), "%31s %63s", key, value) != 2)
+      return fail("expected \"NAME VALUE\"");
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long u = std::strtoull(value, &end, 10);
+    long long s = std::strtoll(value, nullptr, 10);
+    if (*end != '\0' || errno != 0)
+      return fail(std::string("bad number '") + value + "'");
+    std::string k = key;
+    if (k == "source" && u <= SONDE_CLOCK_MONOTONIC)
+      c.source = static_cast<uint32_t>(u), seen |= 1;
+    else if (k == "ref_reading")
+      c.ref_reading = u, seen |= 2;
+    else if (k == "ref_mono_ns")
+      c.ref_mono_ns = s, seen |= 4;
+    else if (k == "ref_real_ns")
+      c.ref_real_ns = s, seen |= 8;
+    else if (k == "mult")
+      c.mult = u, seen |= 16;
+    else if (k == "shift" && u < 64)
+      c.shift = static_cast<uint32_t>(u), seen |= 32;
+    else
+      return fail("unexpected '" + line + "'");
+  }
+  if (seen != 63) {
+    *error = path + ": incomplete clock calibration";
+    return false;
+  }
+  return true;
+}
+
+// One stream file being replayed: the next event decoded, ready to compare.
+class StreamCursor {
+public:
+  StreamCursor(const TraceDirectory::Stream &s, uint64_t index, const TraceDirectory &trace)
+      : stream_(s), trace_(trace), args_(1024) {
+    origin_ = RecordOrigin{index, s.pid, s.tid};
+    decoder_ = {{}, &trace.clock, trace.schema->table(), trace.schema->tableSize()};
+    file_ = std::fopen(s.path.c_str(), "rbe");
+  }
+  ~StreamCursor() {
+    if (file_)
+      std::fclose(file_);
+  }
+  StreamCursor(const StreamCursor &) = delete;
+  StreamCursor &operator=(const StreamCursor &) = delete;
+
+  // Decodes the next event into event(); false at the end (or on damage: error()).
+  bool advance(RecordSink &sink, const RecordStreams::Warn &warn) {
+    for (;;) {
+      if (at_ >= frame_.size() && !readFrame(sink))
+        return false;
+      sonde_decoded_record rec{};
+      scratch_.resize(frame_.size() + args_.size());
+      int status = sonde_record_decode(
+          &decoder_, reinterpret_cast<const uint8_t *>(frame_.data()) + at_, frame_.size() - at_,
+          args_.data(), args_.size(), scratch_.data(), scratch_.size(), &rec);
+      if (status == SONDE_RECORD_CLOCK) {
+        at_ += rec.size;
+        continue;
+      }
+      const TraceEventType *type =
+          status == SONDE_RECORD_EVENT ? trace_.schema->type(rec.id) : nullptr;
+      if (!type) {
+        warn(stream_.path + ": " + recordStatusText(status) + " in the frame at offset " +
+             std::to_string(frameOffset_) + "; skipping the rest of that frame");
+        at_ = frame_.size();
+        continue;
+      }
+      at_ += rec.size;
+      event_ = TraceEvent{origin_, rec.reading, rec.id, type, args_.data()};
+      return true;
+    }
+  }
+  const TraceEvent &event() const { return event_; }
+  const std::string &error() const { return error_; }
+
+private:
+  bool readFrame(RecordSink &sink) {
+    if (!file_) {
+      error_ = "cannot read '" + stream_.path + "': " + std::strerror(errno);
+      return false;
+    }
+    for (;;) {
+      frameOffset_ = static_cast<uint64_t>(std::ftell(file_));
+      FrameHeader h;
+      size_t n = std::fread(&h, 1, sizeof h, file_);
+      if (n == 0)
+        return false;
+      if (n != sizeof h || h.magic != kTraceFrameMagic || h.size > kMaxFrame) {
+        error_ = stream_.path + ": damaged frame at offset " + std::to_string(frameOffset_);
+        return false;
+      }
+      if (h.lostBefore > 0)
+        sink.lost(origin_, h.lostBefore);
+      frame_.resize(h.size);
+      if (std::fread(frame_.data(), 1, h.size, file_) != h.size) {
+        error_ =
+            stream_.path + ": frame at offset " + std::to_string(frameOffset_) + " is cut short";
+        return false;
+      }
+      at_ = 0;
+      if (h.size > 0)
+        return true;
+    }
+  }
+
+  const TraceDirectory::Stream &stream_;
+  const TraceDirectory &trace_;
+  RecordOrigin origin_;
+  FILE *file_ = nullptr;
+  sonde_record_decoder decoder_{};
+  std::vector<char> frame_;
+  size_t at_ = 0;
+  uint64_t frameOffset_ = 0;
+  std::vector<SondeFormatArg> args_;
+  std::vector<char> scratch_;
+  TraceEvent event_;
+  std::string error_;
+};
+
+} // namespace
+
+// ------------------------------------------------------------------ writer
+
+std::unique_ptr<TraceDirectoryWriter> TraceDirectoryWriter::open(const std::string &dir,
+                                                                 const TraceSchema &schema,
+                                                                 const sonde_trace_clock &clock,
+                                                                 std::string *error) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    *error = "cannot create directory '" + dir + "': " + std::strerror(errno);
+    return nullptr;
+  }
+  if (DIR *d = opendir(dir.c_str())) {
+    bool empty = true;
+    while (dirent *e = readdir(d))
+      empty = empty && (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0);
+    closedir(d);
+    if (!empty) {
+      *error = "'" + dir + "' is not empty (a trace directory must be new or empty)";
+      return nullptr;
+    }
+  } else {
+    *error = "'" + dir + "' is not a directory: " + std::strerror(errno);
+    return nullptr;
+  }
+  std::unique_ptr<TraceDirectoryWriter> w(new TraceDirectoryWriter(dir));
+  if (!writeTextFile(dir + "/schema", schema.serialize(), error) ||
+      !writeTextFile(dir + "/clock", clockText(clock), error))
+    return nullptr;
+  return w;
+}
+
+TraceDirectoryWriter::~TraceDirectoryWriter() {
+  std::string ignored;
+  close(&ignored);
+}
+
+TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &origin) {
+  uint64_t key = (uint64_t{origin.pid} << 32) | origin.tid;
+  File &f = files_[key];
+  if (!f.file) {
+    std::string path =
+        dir_ + "/stream-" + std::to_string(origin.pid) + "-" + std::to_string(origin.tid) + ".bin";
+    // Append: a thread's stream may end and start again (ring released, reclaimed).
+    f.file = std::fopen(path.c_str(), "abe");
+    if (!f.file) {
+      if (error_.empty())
+        error_ = "cannot write '" + path + "': " + std::strerror(errno);
+      files_.erase(key);
+      return nullptr;
+    }
+    std::setvbuf(f.file, nullptr, _IOFBF, 1 << 20);
+  }
+  return &f;
+}
+
+void TraceDirectoryWriter::frame(File &f, const char *data, uint32_t size) {
+  FrameHeader h{kTraceFrameMagic, size, f.pendingLost};
+  if (std::fwrite(&h, sizeof h, 1, f.file) != 1 ||
+      (size > 0 && std::fwrite(data, 1, size, f.file) != size)) {
+    if (error_.empty())
+      error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
+    return;
+  }
+  f.pendingLost = 0;
+  bytes_ += sizeof h + size;
+}
+
+void TraceDirectoryWriter::chunk(const RecordOrigin &origin, const char *data, uint32_t size) {
+  if (File *f = fileFor(origin))
+    frame(*f, data, size);
+}
+
+void TraceDirectoryWriter::lost(const RecordOrigin &origin, uint64_t count) {
+  if (File *f = fileFor(origin))
+    f->pendingLost += count;
+}
+
+void TraceDirectoryWriter::flush() {
+  for (auto &[key, f] : files_)
+    if (std::fflush(f.file) != 0 && error_.empty())
+      error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
+}
+
+bool TraceDirectoryWriter::close(std::string *error) {
+  for (auto &[key, f] : files_) {
+    if (f.pendingLost > 0)
+      frame(f, nullptr, 0); // losses after the last frame
+    if (std::fclose(f.file) != 0 && error_.empty())
+      error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
+  }
+  files_.clear();
+  if (!error_.empty()) {
+    *error = error_;
+    return false;
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ reader
+
+std::optional<TraceDirectory> TraceDirectory::open(const std::string &dir, std::string *error) {
+  TraceDirectory t;
+  std::string text;
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *error = "'" + dir + "' is not a trace directory (" +
+             (errno ? std::strerror(errno) : "not a directory") + ")";
+    return std::nullopt;
+  }
+  if (!readTextFile(dir + "/schema", text, error))
+    return std::nullopt;
+  std::string why;
+  t.schema = TraceSchema::parse(text, &why);
+  if (!t.schema) {
+    *error = dir + "/schema: " + why;
+    return std::nullopt;
+  }
+  if (!readTextFile(dir + "/clock", text, error) ||
+      !parseClock(text, dir + "/clock", t.clock, error))
+    return std::nullopt;
+  DIR *d = opendir(dir.c_str());
+  if (!d) {
+    *error = "cannot read directory '" + dir + "': " + std::strerror(errno);
+    return std::nullopt;
+  }
+  while (dirent *e = readdir(d)) {
+    unsigned pid = 0, tid = 0;
+    int used = 0;
+    if (std::sscanf(e->d_name, "stream-%u-%u.bin%n", &pid, &tid, &used) == 2 &&
+        e->d_name[used] == '\0')
+      t.streams.push_back({dir + "/" + e->d_name, pid, tid});
+  }
+  closedir(d);
+  std::sort(t.streams.begin(), t.streams.end(), [](const Stream &a, const Stream &b) {
+    return std::tie(a.pid, a.tid) < std::tie(b.pid, b.tid);
+  });
+  return t;
+}
+
+bool replayTraceDirectory(const TraceDirectory &trace, RecordSink &sink,
+                          const RecordStreams::Warn &warn, std::string *error) {
+  std::vector<std::unique_ptr<StreamCursor>> cursors;
+  for (size_t i = 0; i < trace.streams.size(); ++i)
+    cursors.push_back(std::make_unique<StreamCursor>(trace.streams[i], i, trace));
+  // Earliest event first; equal times keep stream order.
+  auto later = [&](size_t a, size_t b) {
+    const TraceEvent &x = cursors[a]->event(), &y = cursors[b]->event();
+    return x.reading != y.reading ? x.reading > y.reading : a > b;
+  };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> next(later);
+  for (size_t i = 0; i < cursors.size(); ++i)
+    if (cursors[i]->advance(sink, warn))
+      next.push(i);
+  while (!next.empty()) {
+    size_t i = next.top();
+    next.pop();
+    sink.event(cursors[i]->event());
+    if (cursors[i]->advance(sink, warn))
+      next.push(i);
+  }
+  std::string first;
+  for (const auto &c : cursors)
+    if (!c->error().empty()) {
+      if (first.empty())
+        first = c->error();
+      else
+        warn(c->error());
+    }
+  if (!first.empty())
+    *error = first;
+  return first.empty();
+}
+
+} // namespace sonde::session

@@ -1,0 +1,78 @@
+// A recorded binary trace (`-b`): a directory sonde writes while tracing and
+// `sonde report` reads later. Records are stored as they travelled; formatting
+// waits for the report.
+//   schema                the format table (TraceSchema::serialize)
+//   clock                 the trace clock's calibration (readings -> ns)
+//   stream-PID-TID.bin    one file per producer thread: frames of
+//                         [u32 magic "SNDF"][u32 size][u64 records lost before][size bytes]
+// A frame holds whole records; the first of each producer buffer carries a full
+// timestamp, so a file decodes from any frame on.
+#pragma once
+
+#include "runtime/session/RecordStreams.h"
+#include "runtime/transport/TraceClock.h"
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sonde::session {
+
+inline constexpr uint32_t kTraceFrameMagic = 0x46444e53; // "SNDF" little-endian
+
+class TraceDirectoryWriter final : public ChunkSink {
+public:
+  // Creates `dir` (or takes an empty one) and writes schema and clock.
+  static std::unique_ptr<TraceDirectoryWriter> open(const std::string &dir,
+                                                    const TraceSchema &schema,
+                                                    const sonde_trace_clock &clock,
+                                                    std::string *error);
+  ~TraceDirectoryWriter() override;
+
+  void chunk(const RecordOrigin &origin, const char *data, uint32_t size) override;
+  void lost(const RecordOrigin &origin, uint64_t count) override;
+  void flush() override;
+  bool close(std::string *error) override;
+
+  uint64_t bytesWritten() const { return bytes_; }
+
+private:
+  struct File {
+    FILE *file = nullptr;
+    uint64_t pendingLost = 0;
+  };
+  explicit TraceDirectoryWriter(std::string dir) : dir_(std::move(dir)) {}
+  File *fileFor(const RecordOrigin &origin);
+  void frame(File &f, const char *data, uint32_t size);
+
+  std::string dir_;
+  std::map<uint64_t, File> files_; // by (pid << 32) | tid
+  std::string error_;              // the first write error
+  uint64_t bytes_ = 0;
+};
+
+// Reading a trace directory back: its schema, clock and stream files.
+struct TraceDirectory {
+  std::optional<TraceSchema> schema;
+  sonde_trace_clock clock{};
+  struct Stream {
+    std::string path;
+    uint32_t pid = 0, tid = 0;
+  };
+  std::vector<Stream> streams; // sorted by (pid, tid)
+
+  // Errors name the file (and line) at fault.
+  static std::optional<TraceDirectory> open(const std::string &dir, std::string *error);
+};
+
+// Events of every stream of a trace directory in timestamp order (ties in
+// stream order) into `sink`; losses recorded in frames go to sink.lost().
+// Returns false with a message naming the file and offset of a damaged frame
+// (events before it are delivered; the other streams are read to the end).
+bool replayTraceDirectory(const TraceDirectory &trace, RecordSink &sink,
+                          const RecordStreams::Warn &warn, std::string *error);
+
+} // namespace sonde::session

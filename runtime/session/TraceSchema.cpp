@@ -1,0 +1,223 @@
+#include "runtime/session/TraceSchema.h"
+
+#include "runtime/format/FormatParser.h"
+#include "runtime/session/LoadedModule.h"
+
+#include <cctype>
+#include <set>
+
+namespace sonde::session {
+
+namespace {
+
+constexpr std::string_view kSchemaHeader = "sonde-trace-schema 1";
+
+// How each argument of `spec` travels; false when the format reads target
+// memory (%m/%M) and must be formatted in the handler.
+bool recordKinds(const SondeFormatSpec &spec, std::vector<uint8_t> &kinds) {
+  bool binary = true;
+  for (uint32_t i = 0; i < spec.item_count; ++i) {
+    const SondeFormatItem &item = spec.items[i];
+    if (item.conv == SONDE_CONV_LITERAL || item.conv == SONDE_CONV_PERCENT)
+      continue;
+    binary = binary && item.conv != SONDE_CONV_MEMORY && item.conv != SONDE_CONV_MEMORY_HEX;
+    if (item.width_kind == SONDE_SIZE_STAR)
+      kinds.push_back(SONDE_RECORD_ARG_LONG);
+    if (item.precision_kind == SONDE_SIZE_STAR)
+      kinds.push_back(SONDE_RECORD_ARG_LONG);
+    kinds.push_back(item.conv == SONDE_CONV_STRING ? SONDE_RECORD_ARG_STRING
+                                                   : SONDE_RECORD_ARG_LONG);
+  }
+  return binary;
+}
+
+// The identifier ending `literal` once trailing separators are dropped, or "".
+std::string trailingName(std::string_view literal) {
+  size_t end = literal.size();
+  while (end > 0 && std::string_view(" \t=:").find(literal[end - 1]) != std::string_view::npos)
+    --end;
+  size_t begin = end;
+  while (begin > 0 && (std::isalnum(static_cast<unsigned char>(literal[begin - 1])) ||
+                       literal[begin - 1] == '_'))
+    --begin;
+  while (begin < end && std::isdigit(static_cast<unsigned char>(literal[begin])))
+    ++begin;
+  return std::string(literal.substr(begin, end - begin));
+}
+
+// "\t", "\n" and "\\" escaped: one schema field per tab-separated column.
+std::string escapeField(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::optional<std::string> unescapeField(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out += s[i];
+      continue;
+    }
+    if (++i == s.size())
+      return std::nullopt;
+    switch (s[i]) {
+    case '\\': out += '\\'; break;
+    case 't': out += '\t'; break;
+    case 'n': out += '\n'; break;
+    default: return std::nullopt;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<std::string> formatFieldNames(const SondeFormatSpec &spec) {
+  std::vector<std::string> names;
+  std::set<std::string> taken;
+  auto add = [&](std::string name) {
+    if (taken.count(name))
+      for (int n = 2;; ++n)
+        if (!taken.count(name + "_" + std::to_string(n))) {
+          name += "_" + std::to_string(n);
+          break;
+        }
+    taken.insert(name);
+    names.push_back(std::move(name));
+  };
+  std::string_view text(spec.text ? spec.text : "");
+  std::string label;
+  for (uint32_t i = 0; i < spec.item_count; ++i) {
+    const SondeFormatItem &item = spec.items[i];
+    if (item.conv == SONDE_CONV_LITERAL) {
+      label = trailingName(text.substr(item.offset, item.length));
+      continue;
+    }
+    if (item.conv == SONDE_CONV_PERCENT)
+      continue;
+    std::string base = label.empty() ? "arg" + std::to_string(names.size() + 1) : label;
+    label.clear();
+    if (item.width_kind == SONDE_SIZE_STAR)
+      add(base + "_width");
+    if (item.precision_kind == SONDE_SIZE_STAR)
+      add(base + "_precision");
+    add(base);
+  }
+  return names;
+}
+
+std::optional<TraceSchema>
+TraceSchema::build(const std::vector<std::pair<std::string, std::string>> &formats,
+                   std::string *error) {
+  TraceSchema schema;
+  for (const auto &[text, source] : formats)
+    if (!schema.add(text, source, error))
+      return std::nullopt;
+  schema.finish();
+  return schema;
+}
+
+TraceSchema TraceSchema::fromModule(const LoadedModule &module) {
+  TraceSchema schema;
+  uint32_t count = std::min<uint32_t>(module.desc().format_count, kTextId);
+  std::string ignored;
+  for (uint32_t i = 0; i < count; ++i)
+    schema.add(module.format(i).text, module.formatSource(i), &ignored); // parsed once already
+  schema.finish();
+  return schema;
+}
+
+bool TraceSchema::add(std::string text, std::string source, std::string *error) {
+  if (types_.size() >= kTextId) {
+    *error = "more than " + std::to_string(kTextId) + " printf formats";
+    return false;
+  }
+  format::ParsedFormat parsed = format::parseFormat(text);
+  if (!parsed.ok()) {
+    *error = "format #" + std::to_string(types_.size()) + " \"" + text + "\": " + parsed.error();
+    return false;
+  }
+  TraceEventType &t = types_.emplace_back();
+  t.format = std::move(text);
+  t.source = std::move(source);
+  t.items = std::move(parsed.items);
+  return true;
+}
+
+// Pointers into the types are taken once every type is in place.
+void TraceSchema::finish() {
+  descs_.assign(kTextId + 1, sonde_record_desc{nullptr, 0});
+  for (size_t id = 0; id < types_.size(); ++id) {
+    TraceEventType &t = types_[id];
+    t.spec =
+        SondeFormatSpec{t.format.c_str(), t.items.data(), static_cast<uint32_t>(t.items.size()),
+                        sonde_format_arg_count(t.items.data(), t.items.size())};
+    t.kinds.clear();
+    t.binary = recordKinds(t.spec, t.kinds);
+    t.fields = formatFieldNames(t.spec);
+    descs_[id] = {t.kinds.data(), static_cast<uint32_t>(t.kinds.size())};
+  }
+  text_.kinds = {SONDE_RECORD_ARG_STRING};
+  text_.fields = {"text"};
+  descs_[kTextId] = {text_.kinds.data(), 1};
+}
+
+const TraceEventType *TraceSchema::type(uint32_t id) const {
+  if (id == kTextId)
+    return &text_;
+  return id < types_.size() ? &types_[id] : nullptr;
+}
+
+std::string TraceSchema::serialize() const {
+  std::string out(kSchemaHeader);
+  out += '\n';
+  for (const TraceEventType &t : types_)
+    out += "format\t" + escapeField(t.source) + "\t" + escapeField(t.format) + "\n";
+  return out;
+}
+
+std::optional<TraceSchema> TraceSchema::parse(std::string_view text, std::string *error) {
+  std::vector<std::pair<std::string, std::string>> formats;
+  size_t lineNo = 0;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++lineNo;
+    auto fail = [&](const std::string &what) {
+      *error = "line " + std::to_string(lineNo) + ": " + what;
+      return std::nullopt;
+    };
+    if (lineNo == 1) {
+      if (line != kSchemaHeader)
+        return fail("expected \"" + std::string(kSchemaHeader) + "\"");
+      continue;
+    }
+    size_t tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
+    if (line.substr(0, tab1) != "format" || tab1 == std::string_view::npos ||
+        tab2 == std::string_view::npos || line.find('\t', tab2 + 1) != std::string_view::npos)
+      return fail("expected \"format<TAB>source<TAB>text\"");
+    std::optional<std::string> source = unescapeField(line.substr(tab1 + 1, tab2 - tab1 - 1));
+    std::optional<std::string> format = unescapeField(line.substr(tab2 + 1));
+    if (!source || !format)
+      return fail("bad escape sequence");
+    formats.emplace_back(std::move(*format), std::move(*source));
+  }
+  if (lineNo == 0) {
+    *error = "empty schema";
+    return std::nullopt;
+  }
+  return build(formats, error);
+}
+
+} // namespace sonde::session
