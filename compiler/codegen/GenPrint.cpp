@@ -22,7 +22,36 @@ bool endsLine(ast::PrintKind k) {
 
 // SondeFormatArg[] for a printf/sprintf, after checking the format consumes
 // exactly the arguments given. Null (error reported) when it does not.
-llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p) {
+namespace {
+
+// printf arguments that are a call of the gettimeofday_ns() built-in, each used
+// by a numeric conversion: a record transport sends the record's own timestamp
+// for them (ModuleAbi.h format_time_args).
+uint64_t timeArguments(const ast::PrintFormat &p, const std::vector<SondeFormatItem> &items) {
+  std::vector<bool> numeric;
+  for (const SondeFormatItem &item : items) {
+    if (item.conv == SONDE_CONV_LITERAL || item.conv == SONDE_CONV_PERCENT)
+      continue;
+    if (item.width_kind == SONDE_SIZE_STAR)
+      numeric.push_back(false);
+    if (item.precision_kind == SONDE_SIZE_STAR)
+      numeric.push_back(false);
+    numeric.push_back(item.conv != SONDE_CONV_STRING && item.conv != SONDE_CONV_MEMORY &&
+                      item.conv != SONDE_CONV_MEMORY_HEX && item.conv != SONDE_CONV_CHAR);
+  }
+  uint64_t mask = 0;
+  for (size_t i = 0; i < p.args.size() && i < 64 && i < numeric.size(); ++i) {
+    auto *call = dynamic_cast<const ast::FunctionCall *>(p.args[i].get());
+    if (numeric[i] && call && call->name == "gettimeofday_ns" && call->args.empty() &&
+        call->callees.empty())
+      mask |= uint64_t{1} << i;
+  }
+  return mask;
+}
+
+} // namespace
+
+llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p, uint64_t *timeArgs) {
   size_t count = 0, errorOffset = 0;
   SondeFormatParseStatus st =
       sonde_format_parse(p.format.data(), p.format.size(), nullptr, 0, &count, &errorOffset);
@@ -37,10 +66,16 @@ llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p) {
     fail("Wrong number of args to formatted print operator", p.tok);
     return nullptr;
   }
+  uint64_t time = timeArgs ? timeArguments(p, items) : 0;
+  if (timeArgs)
+    *timeArgs = time;
   auto *type = llvm::ArrayType::get(b_.longTy(), std::max<size_t>(p.args.size(), 1));
   llvm::Value *args = b_.entryAlloca(type, "fmtargs");
-  for (size_t i = 0; i < p.args.size(); ++i)
-    b_.CreateStore(eval(*p.args[i]).v, b_.CreateConstInBoundsGEP2_64(type, args, 0, i));
+  for (size_t i = 0; i < p.args.size(); ++i) {
+    bool fromRecordTime = i < 64 && (time >> i & 1);
+    b_.CreateStore(fromRecordTime ? b_.constLong(0) : eval(*p.args[i]).v,
+                   b_.CreateConstInBoundsGEP2_64(type, args, 0, i));
+  }
   return args;
 }
 
@@ -125,12 +160,15 @@ std::string IrGenerator::formatSource() const {
 void IrGenerator::print(ast::PrintFormat &p) {
   using K = ast::PrintKind;
   switch (p.kind) {
-  case K::Printf:
-    if (llvm::Value *args = formatArgs(p)) {
-      target_.emitPrintf(b_, fs_.ctx, tables_.format(p.format, formatSource()), args, loc(p.tok));
+  case K::Printf: {
+    uint64_t timeArgs = 0;
+    if (llvm::Value *args = formatArgs(p, &timeArgs)) {
+      target_.emitPrintf(b_, fs_.ctx, tables_.format(p.format, formatSource(), timeArgs), args,
+                         loc(p.tok));
       branchOnError();
     }
     return;
+  }
   case K::PrintChar: target_.emitPrintChar(b_, fs_.ctx, evalLong(*p.args.at(0))); return;
   case K::Print:
   case K::Println:

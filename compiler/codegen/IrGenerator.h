@@ -197,7 +197,9 @@ private:
   // GenPrint.cpp
   void print(ast::PrintFormat &p);
   llvm::Value *sprint(ast::PrintFormat &p);
-  llvm::Value *formatArgs(ast::PrintFormat &p);
+  // The printf argument array; with `timeArgs`, gettimeofday_ns() arguments are
+  // left 0 and named in *timeArgs (ModuleAbi.h format_time_args).
+  llvm::Value *formatArgs(ast::PrintFormat &p, uint64_t *timeArgs = nullptr);
   // Where a printf is: the probe point, or "function NAME" (binary traces' event names).
   std::string formatSource() const;
   llvm::Value *printValues(ast::PrintFormat &p);

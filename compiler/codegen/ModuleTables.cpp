@@ -83,8 +83,9 @@ uint32_t ModuleTables::location(const Token &tok) {
   return it->second;
 }
 
-uint32_t ModuleTables::format(const std::string &text, const std::string &source) {
-  std::pair<std::string, std::string> key{text, source};
+uint32_t ModuleTables::format(const std::string &text, const std::string &source,
+                              uint64_t timeArgs) {
+  FormatKey key{text, source, timeArgs};
   auto [it, fresh] = formatIndex_.try_emplace(key, static_cast<uint32_t>(formats_.size()));
   if (fresh)
     formats_.push_back(std::move(key));
@@ -105,9 +106,8 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   llvm::StructType *siteTy = markerSiteType(c);
   auto *locTy = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32}, "sonde_location");
   auto *displayTy = llvm::StructType::create(c, {i32, i32}, "sonde_display_global");
-  auto *moduleTy = llvm::StructType::create(c,
-                                            {i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, i32, ptr,
-                                             i32, ptr, i64, i64, ptr, i32, i32, ptr},
+  auto *moduleTy = llvm::StructType::create(c, {i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, ptr,
+                                                i32, ptr, i32, ptr, i64, i64, ptr, i32, i32, ptr},
                                             "sonde_module_desc");
   bool same =
       mirrors(dl, probeTy,
@@ -132,19 +132,26 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
           dl, displayTy,
           {offsetof(sonde_display_global, layout_index), offsetof(sonde_display_global, reserved)},
           sizeof(sonde_display_global)) &&
-      mirrors(dl, moduleTy,
-              {offsetof(sonde_module_desc, abi_version), offsetof(sonde_module_desc, probe_count),
-               offsetof(sonde_module_desc, probes), offsetof(sonde_module_desc, layout),
-               offsetof(sonde_module_desc, layout_size),
-               offsetof(sonde_module_desc, layout_fingerprint),
-               offsetof(sonde_module_desc, format_count), offsetof(sonde_module_desc, formats),
-               offsetof(sonde_module_desc, format_sources),
-               offsetof(sonde_module_desc, location_count), offsetof(sonde_module_desc, locations),
-               offsetof(sonde_module_desc, display_count), offsetof(sonde_module_desc, display),
-               offsetof(sonde_module_desc, max_action), offsetof(sonde_module_desc, max_nesting),
-               offsetof(sonde_module_desc, init_globals),
-               offsetof(sonde_module_desc, marker_site_count),
-               offsetof(sonde_module_desc, reserved), offsetof(sonde_module_desc, marker_sites)},
+      mirrors(dl, moduleTy, {offsetof(sonde_module_desc, abi_version),
+                             offsetof(sonde_module_desc, probe_count),
+                             offsetof(sonde_module_desc, probes),
+                             offsetof(sonde_module_desc, layout),
+                             offsetof(sonde_module_desc, layout_size),
+                             offsetof(sonde_module_desc, layout_fingerprint),
+                             offsetof(sonde_module_desc, format_count),
+                             offsetof(sonde_module_desc, formats),
+                             offsetof(sonde_module_desc, format_sources),
+                             offsetof(sonde_module_desc, format_time_args),
+                             offsetof(sonde_module_desc, location_count),
+                             offsetof(sonde_module_desc, locations),
+                             offsetof(sonde_module_desc, display_count),
+                             offsetof(sonde_module_desc, display),
+                             offsetof(sonde_module_desc, max_action),
+                             offsetof(sonde_module_desc, max_nesting),
+                             offsetof(sonde_module_desc, init_globals),
+                             offsetof(sonde_module_desc, marker_site_count),
+                             offsetof(sonde_module_desc, reserved),
+                             offsetof(sonde_module_desc, marker_sites)},
               sizeof(sonde_module_desc));
   if (!same) {
     *error = "internal error: the module descriptor does not match runtime/session/ModuleAbi.h";
@@ -189,10 +196,11 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   for (const Location &l : locations_)
     locations.push_back(llvm::ConstantStruct::get(
         locTy, {str(l.kind), str(l.text), str(l.file), u32(l.line), u32(l.column)}));
-  std::vector<llvm::Constant *> formats, sources;
-  for (const auto &[text, source] : formats_) {
+  std::vector<llvm::Constant *> formats, sources, timeArgs;
+  for (const auto &[text, source, time] : formats_) {
     formats.push_back(str(text));
     sources.push_back(str(source));
+    timeArgs.push_back(llvm::ConstantInt::get(i64, time));
   }
   std::vector<llvm::Constant *> display;
   for (uint32_t index : facts.displayGlobals())
@@ -205,15 +213,26 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                                      : llvm::ConstantPointerNull::get(b.ptrTy());
 
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      moduleTy,
-      {u32(SONDE_MODULE_ABI_VERSION), u32(probes.size()),
-       tableOf(m, probeTy, probes, "sonde.probes"), layoutBytes,
-       llvm::ConstantInt::get(i64, layout.size()),
-       llvm::ConstantInt::get(i64, facts.layout().fingerprint()), u32(formats.size()),
-       tableOf(m, ptr, formats, "sonde.formats"), tableOf(m, ptr, sources, "sonde.format_sources"),
-       u32(locations.size()), tableOf(m, locTy, locations, "sonde.locations"), u32(display.size()),
-       tableOf(m, displayTy, display, "sonde.display"), s64(opts.limits.max_action),
-       s64(facts.maxNesting()), init, u32(sites.size()), u32(0), siteTable});
+      moduleTy, {u32(SONDE_MODULE_ABI_VERSION),
+                 u32(probes.size()),
+                 tableOf(m, probeTy, probes, "sonde.probes"),
+                 layoutBytes,
+                 llvm::ConstantInt::get(i64, layout.size()),
+                 llvm::ConstantInt::get(i64, facts.layout().fingerprint()),
+                 u32(formats.size()),
+                 tableOf(m, ptr, formats, "sonde.formats"),
+                 tableOf(m, ptr, sources, "sonde.format_sources"),
+                 tableOf(m, i64, timeArgs, "sonde.format_time_args"),
+                 u32(locations.size()),
+                 tableOf(m, locTy, locations, "sonde.locations"),
+                 u32(display.size()),
+                 tableOf(m, displayTy, display, "sonde.display"),
+                 s64(opts.limits.max_action),
+                 s64(facts.maxNesting()),
+                 init,
+                 u32(sites.size()),
+                 u32(0),
+                 siteTable});
   auto *symbol = new llvm::GlobalVariable(m, moduleTy, true, llvm::GlobalValue::ExternalLinkage,
                                           desc, SONDE_MODULE_SYMBOL);
   symbol->setVisibility(llvm::GlobalValue::DefaultVisibility);

@@ -29,7 +29,8 @@ public:
   uint32_t location(const Token &tok);
   // Index of a format in the format table: each (text, source) once, where
   // source names the printf's probe or function ("" for sprintf).
-  uint32_t format(const std::string &text, const std::string &source);
+  // `timeArgs`: ModuleAbi.h format_time_args.
+  uint32_t format(const std::string &text, const std::string &source, uint64_t timeArgs = 0);
 
   // The writable marker site table (runtime/session/ModuleAbi.h), one row per
   // marker probe of `facts`; created on first use, filled by emitDescriptor.
@@ -52,8 +53,9 @@ private:
   std::vector<Location> locations_;
   std::map<LocationKey, uint32_t> locationIndex_;
   llvm::GlobalVariable *markerSites_ = nullptr;
-  std::vector<std::pair<std::string, std::string>> formats_; // (text, source)
-  std::map<std::pair<std::string, std::string>, uint32_t> formatIndex_;
+  using FormatKey = std::tuple<std::string, std::string, uint64_t>; // text, source, time args
+  std::vector<FormatKey> formats_;
+  std::map<FormatKey, uint32_t> formatIndex_;
 };
 
 } // namespace sonde::codegen

@@ -132,8 +132,9 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
              " needs a record transport (--transport=relay or netlink), not --transport=text";
     return std::nullopt;
   }
-  if (transport == "netlink")
-    return std::string("option --transport=netlink is not supported by this build yet");
+  if (transport == "netlink" && (cl.flightRecorder || cl.mode == "overwrite"))
+    return std::string("the netlink transport queues messages in a socket, which cannot "
+                       "overwrite old ones: -F and --mode=overwrite need --transport=relay");
   if (cl.flightRecorder && !cl.mode.empty() && cl.mode != "overwrite")
     return "option -F keeps the newest records (overwrite mode); it cannot take --mode=" + cl.mode;
   if (cl.bulk && cl.format != "text")
@@ -145,6 +146,7 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
     return std::string("option --format=ctf needs -o DIR, the trace directory to write");
 
   session::RecordOptions r;
+  r.netlink = transport == "netlink";
   r.bufferMb = cl.bufferMB;
   r.verbose = cl.verbosity > 0;
   std::string mode = cl.flightRecorder ? "overwrite" : cl.mode;

@@ -8,6 +8,7 @@
 #include "runtime/session/OutputSink.h"
 #include "runtime/session/RecordWriter.h"
 #include "runtime/session/Runtime.h"
+#include "runtime/transport/NetlinkChannel.h"
 #include "runtime/transport/RelayChannel.h"
 #include "runtime/values/Segment.h"
 
@@ -22,6 +23,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <poll.h>
 #include <pthread.h>
 #include <string>
 #include <sys/stat.h>
@@ -31,10 +33,15 @@ namespace sonde::agent {
 
 namespace {
 
+// How long output may wait in a quiet thread's buffers.
+constexpr int kQuietFlushMs = 100;
+
 struct Contract {
   std::string module;
   int segmentFd = -1, controlFd = -1, statusFd = -1, outputFd = -1, errorFd = -1;
-  int relayFd = -1; // --transport=relay: the channel's memfd
+  int relayFd = -1;   // --transport=relay: the channel's memfd
+  int netlinkFd = -1; // --transport=netlink: the channel's sending socket
+  std::string netlinkConfig;
   int64_t consumerPid = 0;
 };
 
@@ -44,6 +51,7 @@ struct Agent {
   std::optional<values::Segment> segment;
   std::unique_ptr<session::OutputSink> sink;
   std::optional<transport::RelayChannel> relay;
+  std::optional<transport::NetlinkChannel> netlink;
   std::optional<session::TraceSchema> schema;
   session::RecordTransport records;
   session::Runtime rt;
@@ -90,6 +98,12 @@ bool readContract(Contract *c, std::string *error) {
     c->consumerPid = std::strtoll(pid, nullptr, 10);
   if (getenv("SONDE_AGENT_RELAY_FD") && !readFd("SONDE_AGENT_RELAY_FD", &c->relayFd, error))
     return false;
+  if (getenv("SONDE_AGENT_NETLINK_FD")) {
+    if (!readFd("SONDE_AGENT_NETLINK_FD", &c->netlinkFd, error))
+      return false;
+    const char *config = getenv("SONDE_AGENT_NETLINK_CONFIG");
+    c->netlinkConfig = config ? config : "";
+  }
   return readFd("SONDE_AGENT_SEGMENT_FD", &c->segmentFd, error) &&
          readFd("SONDE_AGENT_CONTROL_FD", &c->controlFd, error) &&
          readFd("SONDE_AGENT_OUTPUT_FD", &c->outputFd, error) &&
@@ -154,7 +168,13 @@ void detach() {
 void *controlLoop(void *) {
   char buf[64];
   for (;;) {
-    ssize_t n = read(agent->controlFd, buf, sizeof buf);
+    pollfd control{agent->controlFd, POLLIN, 0};
+    int ready = poll(&control, 1, kQuietFlushMs);
+    if (ready == 0) {
+      flushQuietThreads();
+      continue;
+    }
+    ssize_t n = ready > 0 ? read(agent->controlFd, buf, sizeof buf) : -1;
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -219,12 +239,22 @@ std::string start(const Contract &c) {
   a->rt.consumerPid = c.consumerPid;
   a->controlFd = c.controlFd;
   a->pid = getpid();
-  if (c.relayFd >= 0) {
-    a->relay = transport::RelayChannel::attach(c.relayFd, &error);
-    if (!a->relay)
-      return error;
+  if (c.relayFd >= 0 || c.netlinkFd >= 0) {
+    if (c.relayFd >= 0) {
+      a->relay = transport::RelayChannel::attach(c.relayFd, &error);
+      if (!a->relay)
+        return error;
+      a->records.relay = &*a->relay;
+    } else {
+      std::optional<transport::NetlinkConfig> config =
+          transport::NetlinkConfig::decode(c.netlinkConfig, &error);
+      if (config)
+        a->netlink = transport::NetlinkChannel::attach(c.netlinkFd, *config, &error);
+      if (!a->netlink)
+        return "SONDE_AGENT_NETLINK_FD: " + error;
+      a->records.netlink = &*a->netlink;
+    }
     a->schema.emplace(session::TraceSchema::fromModule(*a->module));
-    a->records.relay = &*a->relay;
     a->records.schema = &*a->schema;
     // sonde converts the readings with its own calibration of the same source.
     a->records.clock.source =

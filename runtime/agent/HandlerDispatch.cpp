@@ -21,6 +21,10 @@ struct AgentThread {
   explicit AgentThread(uint32_t maxStringLen) : state(maxStringLen) {}
   session::ThreadState state;
   std::atomic<uint32_t> inHandler{0};
+  // Output waits in the thread's buffers since the last flush of a quiet thread.
+  std::atomic<uint32_t> dirty{0};
+  // flushQuietThreads() is writing this thread's buffers (from another thread).
+  std::atomic<uint32_t> flushing{0};
   bool ended = false; // thread.end ran
   AgentThread *next = nullptr;
   AgentThread *prev = nullptr;
@@ -99,17 +103,25 @@ bool sameFile(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+// Marks the thread busy with its own buffers. Pairs with stopEntries() (either
+// it sees inHandler, or we see !accepting) and with flushQuietThreads() (either
+// it sees inHandler, or we see it flushing and wait: a write() at most).
+void claimBuffers(AgentThread *t) {
+  t->inHandler.store(1, std::memory_order_relaxed);
+  if (strongFence)
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  else
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  while (t->flushing.load(std::memory_order_acquire))
+    sched_yield();
+}
+
 bool enter(AgentThread *t) {
   if (t->inHandler.load(std::memory_order_relaxed)) {
     sonde_session_note_skipped(runtime->segment->abi());
     return false;
   }
-  t->inHandler.store(1, std::memory_order_relaxed);
-  // Pairs with stopEntries(): either it sees inHandler, or we see !accepting.
-  if (strongFence)
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-  else
-    std::atomic_signal_fence(std::memory_order_seq_cst);
+  claimBuffers(t);
   if (accepting.load(std::memory_order_relaxed) && sonde_session_running(runtime->segment->abi()))
     return true;
   t->inHandler.store(0, std::memory_order_release);
@@ -119,6 +131,14 @@ bool enter(AgentThread *t) {
 void run(AgentThread *t, uint32_t index, const void *probeData) {
   session::runHandler(*runtime, t->state, runtime->module->probe(index).handler, index, maxAction,
                       probeData, session::FlushPolicy::WhenFull);
+  if (!t->dirty.load(std::memory_order_relaxed))
+    t->dirty.store(1, std::memory_order_relaxed);
+}
+
+void flushBuffers(AgentThread *t) {
+  t->state.output->flush(*runtime->output);
+  if (t->state.records)
+    t->state.records->sendBatch();
 }
 
 } // namespace
@@ -209,8 +229,38 @@ void flushAllThreads() {
 }
 
 void flushThisThread() {
-  if (AgentThread *t = current; t && !t->inHandler.load())
-    t->state.output->flush(*runtime->output);
+  AgentThread *t = current;
+  if (!t || t->inHandler.load())
+    return;
+  claimBuffers(t);
+  flushBuffers(t);
+  t->inHandler.store(0, std::memory_order_release);
+}
+
+void flushQuietThreads() {
+  std::lock_guard<std::mutex> g(registryLock);
+  bool any = false;
+  for (AgentThread *t = registry; t; t = t->next)
+    if (t->dirty.load(std::memory_order_relaxed)) {
+      t->flushing.store(1, std::memory_order_relaxed);
+      any = true;
+    }
+  if (!any)
+    return;
+  // One barrier for all threads, then each one's inHandler is current.
+  if (strongFence)
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  else
+    syncAllThreads();
+  for (AgentThread *t = registry; t; t = t->next) {
+    if (!t->flushing.load(std::memory_order_relaxed))
+      continue;
+    if (!t->inHandler.load(std::memory_order_acquire)) {
+      t->dirty.store(0, std::memory_order_relaxed);
+      flushBuffers(t);
+    }
+    t->flushing.store(0, std::memory_order_release);
+  }
 }
 
 void forkPrepare() {

@@ -38,6 +38,9 @@ void resumeEntries();
 // or for the calling thread alone (fork).
 void flushAllThreads();
 void flushThisThread();
+// Output threads left in their buffers since they last ran a handler, written
+// now (the control thread, every 100 ms), so a quiet thread's lines show.
+void flushQuietThreads();
 
 // fork: the prepare / parent / child halves. The child keeps only the calling
 // thread in the registry.

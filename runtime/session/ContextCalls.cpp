@@ -1,5 +1,6 @@
 // The sonde_context calls of ContextAbi.h: errors, output, exit.
 #include "runtime/session/ContextAbi.h"
+#include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/RecordWriter.h"
 #include "runtime/session/Runtime.h"
 
@@ -69,10 +70,21 @@ void sonde_out_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *ar
     ts.records->write(fmt, *desc, args);
     return;
   }
+  // Text: gettimeofday_ns() arguments were left for the record's time; read it.
+  const SondeFormatSpec &spec = rt.module->format(fmt);
+  SondeFormatArg timed[64];
+  if (uint64_t time = rt.module->formatTimeArgs(fmt)) {
+    uint32_t count = std::min<uint32_t>(spec.arg_count, 64);
+    std::copy_n(args, count, timed);
+    int64_t now = sonde_fn_gettimeofday_ns_0(ctx, loc);
+    for (uint32_t i = 0; i < count; ++i)
+      if (time >> i & 1)
+        timed[i].i = now;
+    args = timed;
+  }
   SondeFormatError err{};
   char *out = buf.reserve(SONDE_PRINT_BUFFER_SIZE, *rt.output);
-  size_t n = sonde_format_print(&rt.module->format(fmt), args, out, SONDE_PRINT_BUFFER_SIZE,
-                                nullptr, &err);
+  size_t n = sonde_format_print(&spec, args, out, SONDE_PRINT_BUFFER_SIZE, nullptr, &err);
   if (err.message) {
     setError(ctx, err.message, loc, false);
     return;

@@ -27,6 +27,8 @@ public:
   const SondeFormatSpec &format(uint32_t index) const { return formats_[index].spec; }
   // Where format `index` is used: a probe point, "function NAME", or "" (sprintf).
   const char *formatSource(uint32_t index) const { return desc_->format_sources[index]; }
+  // Which of its arguments are gettimeofday_ns() (ModuleAbi.h format_time_args).
+  uint64_t formatTimeArgs(uint32_t index) const { return desc_->format_time_args[index]; }
   const sonde_probe_desc &probe(uint32_t index) const { return desc_->probes[index]; }
   // "operator '/' at app.probe:9:22" for a location index ("" if out of range).
   const std::string &locationText(uint32_t index) const;

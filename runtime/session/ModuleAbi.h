@@ -37,7 +37,7 @@ enum sonde_probe_kind {
 typedef void (*sonde_handler_fn)(sonde_context *ctx);
 
 typedef struct sonde_probe_desc {
-  uint32_t kind;        /* enum sonde_probe_kind */
+  uint32_t kind; /* enum sonde_probe_kind */
   int32_t reserved;
   int64_t sequence;     /* begin(N)/end(N)/error(N): run in ascending order */
   int64_t period_ns;    /* timers */
@@ -56,7 +56,7 @@ typedef struct sonde_probe_desc {
  * Handlers run with ctx->probe_data pointing at a sonde_marker_frame
  * (runtime/session/MarkerAbi.h). */
 typedef struct sonde_marker_site {
-  const char *binary;   /* absolute path of the ELF object holding the marker */
+  const char *binary; /* absolute path of the ELF object holding the marker */
   const char *provider;
   const char *name;
   uint64_t pc;          /* link-time address of the marker's NOP */
@@ -101,6 +101,10 @@ typedef struct sonde_module_desc {
   uint32_t format_count;
   const char *const *formats;
   const char *const *format_sources;
+  /* Per format: bit i set when printf argument i is gettimeofday_ns(). Handlers
+   * leave those arguments 0; a record transport sends none of them (the
+   * record's timestamp is the time), the text path reads the clock. */
+  const uint64_t *format_time_args;
 
   uint32_t location_count;
   const sonde_location *locations;

@@ -1,5 +1,7 @@
 #include "runtime/session/ProbeRunner.h"
 
+#include "runtime/session/RecordWriter.h"
+
 #include <string>
 
 namespace sonde::session {
@@ -34,8 +36,11 @@ void runHandler(Runtime &rt, ThreadState &ts, sonde_handler_fn fn, uint32_t inde
   fn(&ctx);
   // An error may have abandoned foreach loops before their end calls.
   sonde_scratch_release_all();
-  if (flush == FlushPolicy::AfterHandler)
+  if (flush == FlushPolicy::AfterHandler) {
     ts.output->flush(*rt.output);
+    if (ts.records)
+      ts.records->sendBatch();
+  }
   if (ctx.error == SONDE_CONTEXT_ABORTED) {
     sonde_session_request_exit(ctx.segment);
     if (rt.wake)

@@ -12,7 +12,13 @@ RecordOrigin relayOrigin(uint32_t ring, uint64_t owner) {
 }
 
 RecordDrain::RecordDrain(const transport::RelayChannel &channel, ChunkSink &sink)
-    : channel_(channel), sink_(sink), consumer_(channel), lostSeen_(channel.ringCount(), 0) {}
+    : relay_(&channel), sink_(sink), lostSeen_(channel.ringCount(), 0) {
+  relayConsumer_.emplace(channel);
+}
+
+RecordDrain::RecordDrain(const transport::NetlinkChannel &channel, ChunkSink &sink) : sink_(sink) {
+  netlinkConsumer_.emplace(channel);
+}
 
 RecordDrain::~RecordDrain() {
   stop_ = true;
@@ -21,32 +27,49 @@ RecordDrain::~RecordDrain() {
 }
 
 void RecordDrain::start() {
-  if (channel_.mode() != transport::RelayMode::Overwrite)
+  if (!relay_ || relay_->mode() != transport::RelayMode::Overwrite)
     thread_ = std::thread([this] { run(); });
 }
 
 void RecordDrain::run() {
   while (!stop_.load(std::memory_order_relaxed)) {
-    // Nothing filled within the wait: the rings are quiet, read open buffers too.
-    bool full = consumer_.wait(kWaitNs);
-    round(!full);
+    // Relay: nothing filled within the wait, so the rings are quiet: read open
+    // buffers too.
+    bool ready = relay_ ? relayConsumer_->wait(kWaitNs) : netlinkConsumer_->wait(kWaitNs);
+    round(!ready);
   }
 }
 
 void RecordDrain::round(bool partial) {
   std::lock_guard<std::mutex> g(mutex_);
-  auto take = [this](const transport::RelayChunk &c) {
-    sink_.chunk(relayOrigin(c.ring, c.owner), c.data, c.size);
-  };
-  if (partial)
-    consumer_.flushAll(take);
-  else
-    consumer_.poll(take);
-  reportLosses();
+  if (relay_) {
+    auto take = [this](const transport::RelayChunk &c) {
+      sink_.chunk(relayOrigin(c.ring, c.owner), c.data, c.size);
+    };
+    if (partial)
+      relayConsumer_->flushAll(take);
+    else
+      relayConsumer_->poll(take);
+    reportRelayLosses();
+  } else {
+    netlinkConsumer_->poll([this](const transport::NetlinkBatch &b) {
+      RecordOrigin origin = netlinkOrigin(b.stream);
+      if (b.lost > 0)
+        sink_.lost(origin, b.lost);
+      if (b.size > 0)
+        sink_.chunk(origin, b.data, b.size);
+    });
+  }
   sink_.flush(); // a write per round, not per record
 }
 
 void RecordDrain::drainNow() { round(true); }
+
+void RecordDrain::dumpRecent(const transport::RelayConsumer::Sink &sink) {
+  std::lock_guard<std::mutex> g(mutex_);
+  relayConsumer_->dumpRecent(sink);
+  reportRelayLosses();
+}
 
 void RecordDrain::finish() {
   stop_ = true;
@@ -55,16 +78,32 @@ void RecordDrain::finish() {
   round(true);
 }
 
+TransportTotals RecordDrain::totals() const {
+  if (relay_) {
+    transport::RelayCounters c = relay_->totals();
+    return {c.recordsWritten, c.recordsLost, c.recordsOverwritten, c.bytesWritten, 0};
+  }
+  const transport::NetlinkTotals &t = netlinkConsumer_->totals();
+  return {t.recordsDelivered, t.recordsLost, 0, t.bytes,
+          t.malformed + t.missingMessages + t.overruns};
+}
+
 // Losses the rings counted since the last round, per ring (its current owner).
-void RecordDrain::reportLosses() {
-  for (uint32_t r = 0; r < channel_.ringCount(); ++r) {
-    uint64_t lost = channel_.ringCounters(r).recordsLost;
+void RecordDrain::reportRelayLosses() {
+  for (uint32_t r = 0; r < relay_->ringCount(); ++r) {
+    uint64_t lost = relay_->ringCounters(r).recordsLost;
     if (lost > lostSeen_[r]) {
-      sink_.lost(relayOrigin(r, channel_.ring(r).owner.load(std::memory_order_relaxed)),
+      sink_.lost(relayOrigin(r, relay_->ring(r).owner.load(std::memory_order_relaxed)),
                  lost - lostSeen_[r]);
       lostSeen_[r] = lost;
     }
   }
+}
+
+// Each producer stream (a thread, a fork's new stream) decodes on its own.
+RecordOrigin RecordDrain::netlinkOrigin(const transport::NetlinkStreamId &id) {
+  auto [it, fresh] = netlinkStreams_.try_emplace(id, netlinkStreams_.size());
+  return RecordOrigin{it->second, id.pid, id.tid};
 }
 
 } // namespace sonde::session

@@ -2,10 +2,12 @@
 
 #include "runtime/session/CtfRecordSink.h"
 #include "runtime/session/JsonRecordSink.h"
+#include "runtime/session/RecordMerger.h"
 #include "runtime/session/TextRecordSink.h"
 #include "runtime/session/TraceDirectory.h"
 #include "runtime/transport/SharedFutex.h"
 
+#include <map>
 #include <ostream>
 #include <unistd.h>
 
@@ -51,10 +53,20 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
   out->schema_.emplace(TraceSchema::fromModule(module));
   sonde_trace_clock &clock = out->transport_.clock;
   sonde_trace_clock_calibrate(&clock, 0, 0);
-  out->channel_ = transport::RelayChannel::create(relayConfig(options), error);
-  if (!out->channel_)
-    return nullptr;
-  out->transport_.relay = &*out->channel_;
+  if (options.netlink) {
+    transport::NetlinkConfig config;
+    config.mode = options.mode;
+    config.bufferBytes = uint64_t{options.bufferMb} << 20;
+    out->netlink_ = transport::NetlinkChannel::create(config, error);
+    if (!out->netlink_)
+      return nullptr;
+    out->transport_.netlink = &*out->netlink_;
+  } else {
+    out->relay_ = transport::RelayChannel::create(relayConfig(options), error);
+    if (!out->relay_)
+      return nullptr;
+    out->transport_.relay = &*out->relay_;
+  }
   out->transport_.schema = &*out->schema_;
 
   if (options.traceDirectory) {
@@ -76,7 +88,8 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
     out->streams_ = streams.get();
     out->chunks_ = std::move(streams);
   }
-  out->drain_ = std::make_unique<RecordDrain>(*out->channel_, *out->chunks_);
+  out->drain_ = out->relay_ ? std::make_unique<RecordDrain>(*out->relay_, *out->chunks_)
+                            : std::make_unique<RecordDrain>(*out->netlink_, *out->chunks_);
   return out;
 }
 
@@ -88,14 +101,40 @@ void RecordOutput::start() {
 }
 
 void RecordOutput::drainNow() {
-  if (options_.mode != transport::RelayMode::Overwrite)
+  if (!flightRecorder())
     drain_->drainNow();
 }
 
-void RecordOutput::dump() { drain_->drainNow(); }
+void RecordOutput::dump() {
+  if (streams_)
+    dumpMerged();
+  else
+    drain_->drainNow(); // -b: stored as they are; `sonde report` merges them
+}
+
+void RecordOutput::dumpMerged() {
+  std::map<uint32_t, MergedStream> rings;
+  drain_->dumpRecent([&](const transport::RelayChunk &c) {
+    MergedStream &s = rings[c.ring];
+    if (!s.frames) {
+      s.origin = relayOrigin(c.ring, c.owner);
+      s.frames = std::make_unique<MemoryFrames>("ring " + std::to_string(c.ring));
+    }
+    static_cast<MemoryFrames &>(*s.frames).add(c.data, c.size);
+  });
+  std::vector<MergedStream> streams;
+  for (auto &[ring, s] : rings)
+    streams.push_back(std::move(s));
+  std::string error;
+  mergeRecordStreams(streams, *schema_, transport_.clock, *records_, warnLine, &error);
+  records_->flush();
+}
 
 bool RecordOutput::finish(std::ostream &err) {
-  drain_->finish();
+  if (flightRecorder() && streams_)
+    dumpMerged(); // the drain has nothing to add: it never reads these rings
+  else
+    drain_->finish();
   std::string error;
   bool ok = chunks_->close(&error);
   if (!ok)
@@ -105,24 +144,27 @@ bool RecordOutput::finish(std::ostream &err) {
 
 // stap's closing words on its transport, with the numbers.
 void RecordOutput::summarize(std::ostream &err) const {
-  transport::RelayCounters t = drain_->totals();
+  TransportTotals t = drain_->totals();
   double seconds = static_cast<double>(transport::monotonicNs() - startNs_) / 1e9;
   char line[512];
   std::snprintf(line, sizeof line,
-                "sonde: relay transport (%s mode): %llu records, %llu bytes, %.1f MB/s, %llu lost",
-                modeName(options_.mode), static_cast<unsigned long long>(t.recordsWritten),
-                static_cast<unsigned long long>(t.bytesWritten),
-                seconds > 0 ? static_cast<double>(t.bytesWritten) / 1e6 / seconds : 0.0,
-                static_cast<unsigned long long>(t.recordsLost));
+                "sonde: %s transport (%s mode): %llu records, %llu bytes, %.1f MB/s, %llu lost",
+                relay_ ? "relay" : "netlink", modeName(options_.mode),
+                static_cast<unsigned long long>(t.records),
+                static_cast<unsigned long long>(t.bytes),
+                seconds > 0 ? static_cast<double>(t.bytes) / 1e6 / seconds : 0.0,
+                static_cast<unsigned long long>(t.lost));
   err << line;
   if (options_.mode == transport::RelayMode::Overwrite)
-    err << ", " << t.recordsOverwritten << " overwritten (flight recorder keeps the newest)";
+    err << ", " << t.overwritten << " overwritten (flight recorder keeps the newest)";
   if (streams_ && streams_->malformed() > 0)
     err << ", " << streams_->malformed() << " chunks undecodable";
+  if (t.malformedMessages > 0)
+    err << ", " << t.malformedMessages << " messages malformed or missing";
   err << "\n";
-  if (options_.verbose)
-    for (uint32_t r = 0; r < channel_->ringCount(); ++r) {
-      transport::RelayCounters c = channel_->ringCounters(r);
+  if (options_.verbose && relay_)
+    for (uint32_t r = 0; r < relay_->ringCount(); ++r) {
+      transport::RelayCounters c = relay_->ringCounters(r);
       if (c.recordsWritten + c.recordsLost > 0)
         err << "sonde:   ring " << r << ": " << c.recordsWritten << " records, " << c.bytesWritten
             << " bytes, " << c.recordsLost << " lost\n";
@@ -130,8 +172,8 @@ void RecordOutput::summarize(std::ostream &err) const {
   if (options_.traceDirectory)
     err << "sonde: binary trace in " << *options_.traceDirectory << " (print it with `sonde report "
         << *options_.traceDirectory << "`)\n";
-  if (t.recordsLost > 0 && options_.mode == transport::RelayMode::Block)
-    err << "WARNING: There were " << t.recordsLost
+  if (t.lost > 0 && options_.mode == transport::RelayMode::Block)
+    err << "WARNING: There were " << t.lost
         << " transport failures (records lost in block mode: the consumer stalled for "
            "over a second or a thread found no free ring; try a larger -s)\n";
 }

@@ -9,6 +9,7 @@
 #include "runtime/session/OutputSink.h"
 #include "runtime/session/RecordDrain.h"
 #include "runtime/session/RecordWriter.h"
+#include "runtime/transport/NetlinkChannel.h"
 
 #include <iosfwd>
 #include <memory>
@@ -20,6 +21,7 @@ namespace sonde::session {
 enum class OutputFormat { Text, Json, Ctf };
 
 struct RecordOptions {
+  bool netlink = false;                                    // --transport=netlink, else relay
   transport::RelayMode mode = transport::RelayMode::Block; // --mode; -F: Overwrite
   uint32_t bufferMb = 16;                                  // -s: all rings together
   OutputFormat format = OutputFormat::Text;                // --format
@@ -37,8 +39,11 @@ public:
                                             std::string *error);
   ~RecordOutput();
 
-  // The channel's fd, inherited by traced processes.
-  int channelFd() const { return channel_->fd(); }
+  // What traced processes inherit: the relay memfd or the netlink socket (and
+  // its configuration).
+  int relayFd() const { return relay_ ? relay_->fd() : -1; }
+  int netlinkFd() const { return netlink_ ? netlink_->fd() : -1; }
+  std::string netlinkConfig() const { return netlink_ ? netlink_->config().encode() : ""; }
   // For sonde's own handler threads (begin, end, timers).
   const RecordTransport &transport() const { return transport_; }
 
@@ -56,10 +61,14 @@ public:
 
 private:
   RecordOutput() = default;
+  bool flightRecorder() const { return options_.mode == transport::RelayMode::Overwrite; }
+  // The flight recorder's contents, merged in time order, to the decoded output.
+  void dumpMerged();
 
   RecordOptions options_;
   std::optional<TraceSchema> schema_;
-  std::optional<transport::RelayChannel> channel_;
+  std::optional<transport::RelayChannel> relay_;
+  std::optional<transport::NetlinkChannel> netlink_;
   RecordTransport transport_;
   std::unique_ptr<RecordSink> records_; // decoded output, unless -b
   std::unique_ptr<ChunkSink> chunks_;   // RecordStreams over records_, or the trace directory

@@ -6,15 +6,26 @@
 
 namespace sonde::session {
 
-RecordWriter::RecordWriter(const RecordTransport &transport)
-    : transport_(transport), relay_(std::make_unique<transport::RelayProducer>(*transport.relay)) {}
+RecordWriter::RecordWriter(const RecordTransport &transport) : transport_(transport) {
+  if (transport.relay)
+    relay_ = std::make_unique<transport::RelayProducer>(*transport.relay);
+  else
+    netlink_ = std::make_unique<transport::NetlinkProducer>(*transport.netlink);
+}
 
-RecordWriter::~RecordWriter() { relay_->detach(); }
+RecordWriter::~RecordWriter() {
+  if (relay_)
+    relay_->detach();
+  else
+    netlink_->detach();
+}
 
 void RecordWriter::writeText(const char *text) {
   const sonde_record_desc &desc = transport_.schema->table()[TraceSchema::kTextId];
   // A record must fit a sub-buffer: longer text goes in pieces.
-  size_t piece = transport_.relay->header().subbufSize / 2;
+  size_t piece = (transport_.relay ? transport_.relay->header().subbufSize
+                                   : transport_.netlink->config().messageBytes) /
+                 2;
   size_t n = std::strlen(text);
   SondeFormatArg arg;
   if (n <= piece) {
@@ -30,8 +41,18 @@ void RecordWriter::writeText(const char *text) {
   }
 }
 
-void RecordWriter::flush() { relay_->flush(); }
+void RecordWriter::flush() {
+  if (relay_)
+    relay_->flush();
+  else
+    netlink_->flush();
+}
 
-void RecordWriter::forgetAfterFork() { relay_->forgetAfterFork(); }
+void RecordWriter::forgetAfterFork() {
+  if (relay_)
+    relay_->forgetAfterFork();
+  else
+    netlink_->forgetAfterFork();
+}
 
 } // namespace sonde::session

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "runtime/session/TraceSchema.h"
+#include "runtime/transport/NetlinkProducer.h"
 #include "runtime/transport/RecordCodec.h"
 #include "runtime/transport/RelayProducer.h"
 
@@ -12,9 +13,10 @@
 
 namespace sonde::session {
 
-// The transport a process's handler threads write records into.
+// The transport a process's handler threads write records into: one of the two.
 struct RecordTransport {
   const transport::RelayChannel *relay = nullptr;
+  const transport::NetlinkChannel *netlink = nullptr;
   const TraceSchema *schema = nullptr;
   sonde_trace_clock clock{}; // stamps records (its source is what matters here)
 };
@@ -26,28 +28,41 @@ public:
 
   // False when the record was lost (the transport counts it).
   bool write(uint32_t id, const sonde_record_desc &desc, const SondeFormatArg *args) {
-    size_t max = sonde_record_max_size(&desc, args);
-    char *out = relay_->reserve(static_cast<uint32_t>(max));
-    if (!out)
-      return false;
-    if (relay_->atBufferStart())
-      sonde_record_stream_restart(&stream_);
-    relay_->commit(static_cast<uint32_t>(
-        sonde_record_encode(&stream_, id, sonde_trace_clock_read(&transport_.clock), &desc, args,
-                            reinterpret_cast<uint8_t *>(out))));
-    return true;
+    return relay_ ? writeTo(*relay_, id, desc, args) : writeTo(*netlink_, id, desc, args);
   }
   // Text as records of id TraceSchema::kTextId (`text` NUL-terminated).
   void writeText(const char *text);
   // Hands the partly filled buffer to the consumer now.
   void flush();
+  // What a quiet thread does so its records are not held back: netlink sends
+  // its batch; relay needs nothing (the consumer reads open sub-buffers).
+  void sendBatch() {
+    if (netlink_)
+      netlink_->flush();
+  }
   // In a fork child: the buffer belongs to the parent's thread.
   void forgetAfterFork();
 
 private:
+  template <class Producer>
+  bool writeTo(Producer &p, uint32_t id, const sonde_record_desc &desc,
+               const SondeFormatArg *args) {
+    size_t max = sonde_record_max_size(&desc, args);
+    char *out = p.reserve(static_cast<uint32_t>(max));
+    if (!out)
+      return false;
+    if (p.atBufferStart())
+      sonde_record_stream_restart(&stream_);
+    p.commit(static_cast<uint32_t>(
+        sonde_record_encode(&stream_, id, sonde_trace_clock_read(&transport_.clock), &desc, args,
+                            reinterpret_cast<uint8_t *>(out))));
+    return true;
+  }
+
   const RecordTransport &transport_;
   sonde_record_stream stream_{};
-  std::unique_ptr<transport::RelayProducer> relay_;
+  std::unique_ptr<transport::RelayProducer> relay_;     // or
+  std::unique_ptr<transport::NetlinkProducer> netlink_; // the other
 };
 
 } // namespace sonde::session

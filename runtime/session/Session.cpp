@@ -251,7 +251,9 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
                     runsInTargets(*module) ? options.agentPath : "",
                     modulePath,
                     segment->fd(),
-                    records ? records->channelFd() : -1,
+                    records ? records->relayFd() : -1,
+                    records ? records->netlinkFd() : -1,
+                    records ? records->netlinkConfig() : "",
                     outFd,
                     STDERR_FILENO};
     std::optional<TargetProcess> spawned = TargetProcess::spawn(spec, &error);

@@ -39,6 +39,10 @@ void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd) {
   env("SONDE_AGENT_SEGMENT_FD", dup(spec.segmentFd));
   if (spec.relayFd >= 0)
     env("SONDE_AGENT_RELAY_FD", dup(spec.relayFd));
+  if (spec.netlinkFd >= 0) {
+    env("SONDE_AGENT_NETLINK_FD", dup(spec.netlinkFd));
+    setenv("SONDE_AGENT_NETLINK_CONFIG", spec.netlinkConfig.c_str(), 1);
+  }
   env("SONDE_AGENT_CONTROL_FD", controlFd);
   env("SONDE_AGENT_STATUS_FD", statusFd);
   env("SONDE_AGENT_OUTPUT_FD", dup(spec.outputFd));

@@ -16,7 +16,9 @@ struct TargetSpec {
   std::string agentPath;  // libsonde-agent.so; "" when no probe runs in the target
   std::string modulePath; // the compiled handler module
   int segmentFd = -1;
-  int relayFd = -1; // the relay channel's memfd, or -1 (text transport)
+  int relayFd = -1;          // the relay channel's memfd, or -1
+  int netlinkFd = -1;        // the netlink channel's sending socket, or -1
+  std::string netlinkConfig; // NetlinkConfig::encode(), with netlinkFd
   int outputFd = 1, errorFd = 2;
 };
 

@@ -1,12 +1,13 @@
 #include "runtime/session/TraceDirectory.h"
 
+#include "runtime/session/RecordMerger.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
-#include <queue>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -107,94 +108,52 @@ bool parseClock(const std::string &text, const std::string &path, sonde_trace_cl
   return true;
 }
 
-// One stream file being replayed: the next event decoded, ready to compare.
-class StreamCursor {
+// A stream file's frames.
+class FileFrames final : public FrameSource {
 public:
-  StreamCursor(const TraceDirectory::Stream &s, uint64_t index, const TraceDirectory &trace)
-      : stream_(s), trace_(trace), args_(1024) {
-    origin_ = RecordOrigin{index, s.pid, s.tid};
-    decoder_ = {{}, &trace.clock, trace.schema->table(), trace.schema->tableSize()};
-    file_ = std::fopen(s.path.c_str(), "rbe");
+  explicit FileFrames(std::string path) : path_(std::move(path)) {
+    file_ = std::fopen(path_.c_str(), "rbe");
+    if (!file_)
+      openError_ = std::strerror(errno);
   }
-  ~StreamCursor() {
+  ~FileFrames() override {
     if (file_)
       std::fclose(file_);
   }
-  StreamCursor(const StreamCursor &) = delete;
-  StreamCursor &operator=(const StreamCursor &) = delete;
+  FileFrames(const FileFrames &) = delete;
+  FileFrames &operator=(const FileFrames &) = delete;
 
-  // Decodes the next event into event(); false at the end (or on damage: error()).
-  bool advance(RecordSink &sink, const RecordStreams::Warn &warn) {
-    for (;;) {
-      if (at_ >= frame_.size() && !readFrame(sink))
-        return false;
-      sonde_decoded_record rec{};
-      scratch_.resize(frame_.size() + args_.size());
-      int status = sonde_record_decode(
-          &decoder_, reinterpret_cast<const uint8_t *>(frame_.data()) + at_, frame_.size() - at_,
-          args_.data(), args_.size(), scratch_.data(), scratch_.size(), &rec);
-      if (status == SONDE_RECORD_CLOCK) {
-        at_ += rec.size;
-        continue;
-      }
-      const TraceEventType *type =
-          status == SONDE_RECORD_EVENT ? trace_.schema->type(rec.id) : nullptr;
-      if (!type) {
-        warn(stream_.path + ": " + recordStatusText(status) + " in the frame at offset " +
-             std::to_string(frameOffset_) + "; skipping the rest of that frame");
-        at_ = frame_.size();
-        continue;
-      }
-      at_ += rec.size;
-      event_ = TraceEvent{origin_, rec.reading, rec.id, type, args_.data()};
-      return true;
-    }
-  }
-  const TraceEvent &event() const { return event_; }
-  const std::string &error() const { return error_; }
-
-private:
-  bool readFrame(RecordSink &sink) {
+  bool next(RecordFrame &frame, std::string *error) override {
     if (!file_) {
-      error_ = "cannot read '" + stream_.path + "': " + std::strerror(errno);
+      *error = "cannot read '" + path_ + "': " + openError_;
       return false;
     }
-    for (;;) {
-      frameOffset_ = static_cast<uint64_t>(std::ftell(file_));
-      FrameHeader h;
-      size_t n = std::fread(&h, 1, sizeof h, file_);
-      if (n == 0)
-        return false;
-      if (n != sizeof h || h.magic != kTraceFrameMagic || h.size > kMaxFrame) {
-        error_ = stream_.path + ": damaged frame at offset " + std::to_string(frameOffset_);
-        return false;
-      }
-      if (h.lostBefore > 0)
-        sink.lost(origin_, h.lostBefore);
-      frame_.resize(h.size);
-      if (std::fread(frame_.data(), 1, h.size, file_) != h.size) {
-        error_ =
-            stream_.path + ": frame at offset " + std::to_string(frameOffset_) + " is cut short";
-        return false;
-      }
-      at_ = 0;
-      if (h.size > 0)
-        return true;
+    offset_ = static_cast<uint64_t>(std::ftell(file_));
+    FrameHeader h;
+    size_t n = std::fread(&h, 1, sizeof h, file_);
+    if (n == 0)
+      return false;
+    if (n != sizeof h || h.magic != kTraceFrameMagic || h.size > kMaxFrame) {
+      *error = path_ + ": damaged frame at offset " + std::to_string(offset_);
+      return false;
     }
+    frame.lostBefore = h.lostBefore;
+    frame.bytes.resize(h.size);
+    if (std::fread(frame.bytes.data(), 1, h.size, file_) != h.size) {
+      *error = path_ + ": frame at offset " + std::to_string(offset_) + " is cut short";
+      return false;
+    }
+    return true;
+  }
+  std::string where() const override {
+    return path_ + ", frame at offset " + std::to_string(offset_);
   }
 
-  const TraceDirectory::Stream &stream_;
-  const TraceDirectory &trace_;
-  RecordOrigin origin_;
+private:
+  std::string path_;
   FILE *file_ = nullptr;
-  sonde_record_decoder decoder_{};
-  std::vector<char> frame_;
-  size_t at_ = 0;
-  uint64_t frameOffset_ = 0;
-  std::vector<SondeFormatArg> args_;
-  std::vector<char> scratch_;
-  TraceEvent event_;
-  std::string error_;
+  std::string openError_;
+  uint64_t offset_ = 0;
 };
 
 } // namespace
@@ -339,36 +298,12 @@ std::optional<TraceDirectory> TraceDirectory::open(const std::string &dir, std::
 
 bool replayTraceDirectory(const TraceDirectory &trace, RecordSink &sink,
                           const RecordStreams::Warn &warn, std::string *error) {
-  std::vector<std::unique_ptr<StreamCursor>> cursors;
-  for (size_t i = 0; i < trace.streams.size(); ++i)
-    cursors.push_back(std::make_unique<StreamCursor>(trace.streams[i], i, trace));
-  // Earliest event first; equal times keep stream order.
-  auto later = [&](size_t a, size_t b) {
-    const TraceEvent &x = cursors[a]->event(), &y = cursors[b]->event();
-    return x.reading != y.reading ? x.reading > y.reading : a > b;
-  };
-  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> next(later);
-  for (size_t i = 0; i < cursors.size(); ++i)
-    if (cursors[i]->advance(sink, warn))
-      next.push(i);
-  while (!next.empty()) {
-    size_t i = next.top();
-    next.pop();
-    sink.event(cursors[i]->event());
-    if (cursors[i]->advance(sink, warn))
-      next.push(i);
+  std::vector<MergedStream> streams;
+  for (size_t i = 0; i < trace.streams.size(); ++i) {
+    const TraceDirectory::Stream &s = trace.streams[i];
+    streams.push_back({RecordOrigin{i, s.pid, s.tid}, std::make_unique<FileFrames>(s.path)});
   }
-  std::string first;
-  for (const auto &c : cursors)
-    if (!c->error().empty()) {
-      if (first.empty())
-        first = c->error();
-      else
-        warn(c->error());
-    }
-  if (!first.empty())
-    *error = first;
-  return first.empty();
+  return mergeRecordStreams(streams, *trace.schema, trace.clock, sink, warn, error);
 }
 
 } // namespace sonde::session

@@ -4,6 +4,9 @@
 #include "runtime/session/LoadedModule.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 namespace sonde::session {
@@ -14,7 +17,7 @@ constexpr std::string_view kSchemaHeader = "sonde-trace-schema 1";
 
 // How each argument of `spec` travels; false when the format reads target
 // memory (%m/%M) and must be formatted in the handler.
-bool recordKinds(const SondeFormatSpec &spec, std::vector<uint8_t> &kinds) {
+bool recordKinds(const SondeFormatSpec &spec, uint64_t timeArgs, std::vector<uint8_t> &kinds) {
   bool binary = true;
   for (uint32_t i = 0; i < spec.item_count; ++i) {
     const SondeFormatItem &item = spec.items[i];
@@ -25,8 +28,10 @@ bool recordKinds(const SondeFormatSpec &spec, std::vector<uint8_t> &kinds) {
       kinds.push_back(SONDE_RECORD_ARG_LONG);
     if (item.precision_kind == SONDE_SIZE_STAR)
       kinds.push_back(SONDE_RECORD_ARG_LONG);
-    kinds.push_back(item.conv == SONDE_CONV_STRING ? SONDE_RECORD_ARG_STRING
-                                                   : SONDE_RECORD_ARG_LONG);
+    size_t arg = kinds.size();
+    kinds.push_back(item.conv == SONDE_CONV_STRING           ? SONDE_RECORD_ARG_STRING
+                    : arg < 64 && (timeArgs >> arg & 1) != 0 ? SONDE_RECORD_ARG_TIME
+                                                             : SONDE_RECORD_ARG_LONG);
   }
   return binary;
 }
@@ -80,6 +85,12 @@ std::optional<std::string> unescapeField(std::string_view s) {
   return out;
 }
 
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 } // namespace
 
 std::vector<std::string> formatFieldNames(const SondeFormatSpec &spec) {
@@ -116,12 +127,11 @@ std::vector<std::string> formatFieldNames(const SondeFormatSpec &spec) {
   return names;
 }
 
-std::optional<TraceSchema>
-TraceSchema::build(const std::vector<std::pair<std::string, std::string>> &formats,
-                   std::string *error) {
+std::optional<TraceSchema> TraceSchema::build(const std::vector<Format> &formats,
+                                              std::string *error) {
   TraceSchema schema;
-  for (const auto &[text, source] : formats)
-    if (!schema.add(text, source, error))
+  for (const Format &f : formats)
+    if (!schema.add(f, error))
       return std::nullopt;
   schema.finish();
   return schema;
@@ -132,24 +142,26 @@ TraceSchema TraceSchema::fromModule(const LoadedModule &module) {
   uint32_t count = std::min<uint32_t>(module.desc().format_count, kTextId);
   std::string ignored;
   for (uint32_t i = 0; i < count; ++i)
-    schema.add(module.format(i).text, module.formatSource(i), &ignored); // parsed once already
+    schema.add({module.format(i).text, module.formatSource(i), module.formatTimeArgs(i)},
+               &ignored); // parsed once already
   schema.finish();
   return schema;
 }
 
-bool TraceSchema::add(std::string text, std::string source, std::string *error) {
+bool TraceSchema::add(Format f, std::string *error) {
   if (types_.size() >= kTextId) {
     *error = "more than " + std::to_string(kTextId) + " printf formats";
     return false;
   }
-  format::ParsedFormat parsed = format::parseFormat(text);
+  format::ParsedFormat parsed = format::parseFormat(f.text);
   if (!parsed.ok()) {
-    *error = "format #" + std::to_string(types_.size()) + " \"" + text + "\": " + parsed.error();
+    *error = "format #" + std::to_string(types_.size()) + " \"" + f.text + "\": " + parsed.error();
     return false;
   }
   TraceEventType &t = types_.emplace_back();
-  t.format = std::move(text);
-  t.source = std::move(source);
+  t.format = std::move(f.text);
+  t.source = std::move(f.source);
+  t.timeArgs = f.timeArgs;
   t.items = std::move(parsed.items);
   return true;
 }
@@ -163,7 +175,7 @@ void TraceSchema::finish() {
         SondeFormatSpec{t.format.c_str(), t.items.data(), static_cast<uint32_t>(t.items.size()),
                         sonde_format_arg_count(t.items.data(), t.items.size())};
     t.kinds.clear();
-    t.binary = recordKinds(t.spec, t.kinds);
+    t.binary = recordKinds(t.spec, t.timeArgs, t.kinds);
     t.fields = formatFieldNames(t.spec);
     descs_[id] = {t.kinds.data(), static_cast<uint32_t>(t.kinds.size())};
   }
@@ -182,12 +194,13 @@ std::string TraceSchema::serialize() const {
   std::string out(kSchemaHeader);
   out += '\n';
   for (const TraceEventType &t : types_)
-    out += "format\t" + escapeField(t.source) + "\t" + escapeField(t.format) + "\n";
+    out += "format\t" + escapeField(t.source) + "\t" + escapeField(t.format) + "\t" +
+           hex(t.timeArgs) + "\n";
   return out;
 }
 
 std::optional<TraceSchema> TraceSchema::parse(std::string_view text, std::string *error) {
-  std::vector<std::pair<std::string, std::string>> formats;
+  std::vector<Format> formats;
   size_t lineNo = 0;
   while (!text.empty()) {
     size_t nl = text.find('\n');
@@ -203,15 +216,27 @@ std::optional<TraceSchema> TraceSchema::parse(std::string_view text, std::string
         return fail("expected \"" + std::string(kSchemaHeader) + "\"");
       continue;
     }
-    size_t tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
-    if (line.substr(0, tab1) != "format" || tab1 == std::string_view::npos ||
-        tab2 == std::string_view::npos || line.find('\t', tab2 + 1) != std::string_view::npos)
-      return fail("expected \"format<TAB>source<TAB>text\"");
-    std::optional<std::string> source = unescapeField(line.substr(tab1 + 1, tab2 - tab1 - 1));
-    std::optional<std::string> format = unescapeField(line.substr(tab2 + 1));
+    std::vector<std::string_view> cols;
+    for (size_t at = 0;;) {
+      size_t tab = line.find('\t', at);
+      cols.push_back(line.substr(at, tab == std::string_view::npos ? tab : tab - at));
+      if (tab == std::string_view::npos)
+        break;
+      at = tab + 1;
+    }
+    if (cols.size() != 4 || cols[0] != "format")
+      return fail("expected \"format<TAB>source<TAB>text<TAB>time-arguments\"");
+    std::optional<std::string> source = unescapeField(cols[1]);
+    std::optional<std::string> format = unescapeField(cols[2]);
     if (!source || !format)
       return fail("bad escape sequence");
-    formats.emplace_back(std::move(*format), std::move(*source));
+    std::string mask(cols[3]);
+    char *end = nullptr;
+    errno = 0;
+    uint64_t timeArgs = std::strtoull(mask.c_str(), &end, 16);
+    if (mask.empty() || *end != '\0' || errno != 0)
+      return fail("bad time-arguments mask '" + mask + "'");
+    formats.push_back({std::move(*format), std::move(*source), timeArgs});
   }
   if (lineNo == 0) {
     *error = "empty schema";

@@ -25,6 +25,7 @@ struct TraceEventType {
   std::string format; // the printf text
   std::vector<SondeFormatItem> items;
   SondeFormatSpec spec{};
+  uint64_t timeArgs = 0;           // arguments that are the record's time (gettimeofday_ns())
   std::vector<uint8_t> kinds;      // sonde_record_arg_kind, one per argument
   std::vector<std::string> fields; // one C identifier per argument, unique
   bool binary = false;             // travels as a record (else as text)
@@ -34,10 +35,13 @@ class TraceSchema {
 public:
   static constexpr uint32_t kTextId = SONDE_RECORD_MAX_ID;
 
-  // Formats by id as (text, source). Fails on a text that does not parse or
-  // more formats than record ids.
-  static std::optional<TraceSchema>
-  build(const std::vector<std::pair<std::string, std::string>> &formats, std::string *error);
+  struct Format {
+    std::string text, source;
+    uint64_t timeArgs = 0; // ModuleAbi.h format_time_args
+  };
+  // Formats by id. Fails on a text that does not parse or more formats than
+  // record ids.
+  static std::optional<TraceSchema> build(const std::vector<Format> &formats, std::string *error);
   static TraceSchema fromModule(const LoadedModule &module);
   // The text serialize() writes (a trace directory's schema), back; errors name
   // the line.
@@ -60,7 +64,7 @@ public:
 
 private:
   TraceSchema() = default;
-  bool add(std::string text, std::string source, std::string *error);
+  bool add(Format format, std::string *error);
   void finish();
 
   std::vector<TraceEventType> types_; // by format id

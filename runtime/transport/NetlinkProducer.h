@@ -55,6 +55,9 @@ public:
     ++batchRecords_;
   }
 
+  // After reserve(): whether the record opens its message.
+  bool atBufferStart() const { return batchRecords_ == 0; }
+
   // Sends the batch now (and reports unreported losses), waiting as the mode says.
   void flush();
   // Sends what is left, and losses not yet reported, in a final (possibly empty)

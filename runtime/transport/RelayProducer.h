@@ -8,7 +8,6 @@
 // calls detach() before it exits. The channel must outlive its producers.
 #pragma once
 
-#include "runtime/transport/RelayAbi.h"
 #include "runtime/transport/RelayChannel.h"
 
 #include <cstdint>
@@ -63,8 +62,6 @@ public:
 
   // The claimed ring, or -1.
   int ring() const { return ringIndex_; }
-  // This producer as the C ABI (RelayAbi.h) names it.
-  sonde_relay_producer *abi() { return reinterpret_cast<sonde_relay_producer *>(this); }
 
 private:
   char *reserveSlow(uint32_t bytes);

@@ -29,9 +29,9 @@ std::map<long, std::vector<long>> threadSequences(const std::string &text) {
   return seqs;
 }
 
-// The numbers of the closing summary "relay transport (MODE mode): N records, ... L lost".
+// The numbers of the closing summary "KIND transport (MODE mode): N records, ... L lost".
 bool summaryCounts(const std::string &stderrText, uint64_t &records, uint64_t &lost) {
-  size_t at = stderrText.find("relay transport (");
+  size_t at = stderrText.find(" transport (");
   if (at == std::string::npos)
     return false;
   size_t colon = stderrText.find("): ", at);
@@ -63,10 +63,31 @@ TEST(RelayTransport, BlockModeDeliversFourTimesFiveMillionInThreadOrder) {
   EXPECT_EQ(lost, 0u);
 }
 
-TEST(RelayTransport, DiscardModeCountsEveryLostRecord) {
+TEST(NetlinkTransport, BlockModeDeliversEveryRecordInThreadOrder) {
+  ScratchDir dir;
+  std::string out = dir.file("netlink.txt");
+  auto r =
+      runSonde(kTickScript, E2E_THREADS, dir.path(), {"--transport=netlink", "-s", "1", "-o", out});
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describeRun(kTickScript, E2E_THREADS, r);
+  auto seqs = threadSequences(readFile(out));
+  ASSERT_EQ(seqs.size(), 4u);
+  for (const auto &[id, seq] : seqs) {
+    ASSERT_EQ(seq.size(), 1000000u) << "thread " << id;
+    for (size_t i = 0; i < seq.size(); ++i)
+      ASSERT_EQ(seq[i], long(i)) << "thread " << id << " out of order";
+  }
+  EXPECT_NE(r.stderrText.find("netlink transport (block mode): 4000000 records"), std::string::npos)
+      << r.stderrText;
+}
+
+class DiscardMode : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(DiscardMode, CountsEveryLostRecord) {
   ScratchDir dir;
   std::string out = dir.file("discard.txt");
-  auto r = runSonde(kTickScript, E2E_THREADS, dir.path(), {"--mode=discard", "-s", "1", "-o", out});
+  auto r =
+      runSonde(kTickScript, E2E_THREADS, dir.path(),
+               {std::string("--transport=") + GetParam(), "--mode=discard", "-s", "1", "-o", out});
   ASSERT_TRUE(r.exited && r.exitCode == 0) << describeRun(kTickScript, E2E_THREADS, r);
   uint64_t records = 0, lost = 0;
   ASSERT_TRUE(summaryCounts(r.stderrText, records, lost)) << r.stderrText;
@@ -81,6 +102,8 @@ TEST(RelayTransport, DiscardModeCountsEveryLostRecord) {
   EXPECT_EQ(delivered + lost, 4000000u) << r.stderrText;
   EXPECT_GT(lost, 0u) << "a 1 MB buffer should not hold 4M records";
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, DiscardMode, ::testing::Values("relay", "netlink"));
 
 TEST(RelayTransport, FlightRecorderKeepsTheNewestRecords) {
   ScratchDir dir;
@@ -102,7 +125,9 @@ TEST(RelayTransport, FlightRecorderKeepsTheNewestRecords) {
 
 // print/println travel as text records, printf as binary ones: their order in a
 // thread is kept, and the output equals the text transport's.
-TEST(RelayTransport, SameTextAsTheTextTransport) {
+class RecordTransport : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(RecordTransport, SameTextAsTheTextTransport) {
   ScratchDir dir;
   std::string script =
       "global n\n" +
@@ -113,13 +138,16 @@ TEST(RelayTransport, SameTextAsTheTextTransport) {
       "probe end { printf(\"n=%d\\n\", n) }\n";
   std::string textOut = dir.file("text.txt"), relayOut = dir.file("relay.txt");
   auto text = runSonde(script, E2E_THREADS, dir.path(), {"-o", textOut});
-  auto relay = runSonde(script, E2E_THREADS, dir.path(), {"--transport=relay", "-o", relayOut});
+  auto relay = runSonde(script, E2E_THREADS, dir.path(),
+                        {std::string("--transport=") + GetParam(), "-o", relayOut});
   ASSERT_TRUE(text.exited && text.exitCode == 0) << describeRun(script, E2E_THREADS, text);
   ASSERT_TRUE(relay.exited && relay.exitCode == 0) << describeRun(script, E2E_THREADS, relay);
   EXPECT_EQ(readFile(relayOut), readFile(textOut));
   EXPECT_NE(readFile(textOut).find("line 2\n    2|ab  |1fe|C\nraw\n"), std::string::npos)
       << readFile(textOut);
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, RecordTransport, ::testing::Values("relay", "netlink"));
 
 } // namespace
 } // namespace sonde::e2e

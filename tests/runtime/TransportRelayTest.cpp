@@ -1,6 +1,5 @@
 // RelayChannel, RelayProducer, RelayConsumer: delivery, order, loss accounting
 // in every mode, across threads and processes.
-#include "runtime/transport/RelayAbi.h"
 #include "runtime/transport/RelayChannel.h"
 #include "runtime/transport/RelayConsumer.h"
 #include "runtime/transport/RelayProducer.h"
@@ -404,25 +403,6 @@ TEST(TransportRelay, KilledConsumerDoesNotHangABlockedProducer) {
   EXPECT_EQ(c.recordsWritten, written);
   EXPECT_GT(c.recordsLost, 0u);
   EXPECT_EQ(c.recordsWritten + c.recordsLost, kRecords);
-}
-
-TEST(TransportRelay, CAbiWritesThroughTheProducer) {
-  RelayChannel channel = makeChannel({RelayMode::Discard, 256, 2, 1});
-  RelayProducer p(channel);
-  for (uint64_t i = 0; i < 3; ++i) {
-    char *at = sonde_relay_reserve(p.abi(), sizeof(TestRecord));
-    ASSERT_NE(at, nullptr);
-    TestRecord rec{0, sizeof(TestRecord), i};
-    std::memcpy(at, &rec, sizeof rec);
-    sonde_relay_commit(p.abi());
-  }
-  sonde_relay_flush(p.abi());
-  EXPECT_EQ(sonde_relay_reserve(p.abi(), 1000), nullptr);
-  RelayConsumer consumer(channel);
-  Delivery delivery(1, false);
-  EXPECT_EQ(consumer.poll(delivery.sink()), 1u) << "flush hands over a full sub-buffer";
-  EXPECT_EQ(delivery.delivered, 3u);
-  EXPECT_EQ(channel.totals().recordsLost, 1u);
 }
 
 TEST(TransportRelay, AttachRejectsAForeignFile) {
