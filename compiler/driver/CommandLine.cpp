@@ -53,6 +53,9 @@ Output and transport:
   -o FILE            write output to FILE (a directory with -b and --format=ctf)
   -S SIZE[,N]        switch output file every SIZE MB, keep at most N files
   -s NUM             transport buffer size in MB, 1-4095 (default 16)
+  --subbuf-size=SIZE relay sub-buffer size (netlink: bytes per message), a power
+                     of two from 4K to 64M (default: from -s)
+  --num-subbuf=N     relay sub-buffers per thread ring, a power of two (default 4)
   -b                 bulk mode: record a binary trace, one file per thread, into the
                      -o directory; `sonde report DIR` prints it
   -F                 flight recorder: keep the newest records in memory, write
@@ -224,6 +227,34 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
            return false;
          }
          cl.bufferMB = static_cast<unsigned>(mb);
+         return true;
+       }},
+      {"subbuf-size",
+       [&](const std::string &v) {
+         // A power of two, 4 KiB to 64 MiB, with an optional k/K or m/M suffix.
+         int64_t n = 0;
+         std::string digits = v;
+         int64_t unit = 1;
+         if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K'))
+           unit = 1024, digits.pop_back();
+         else if (!digits.empty() && (digits.back() == 'm' || digits.back() == 'M'))
+           unit = 1024 * 1024, digits.pop_back();
+         if (!parseInt(digits, n) || n < 1 || n > (int64_t{64} << 20) / unit ||
+             (n * unit & (n * unit - 1)) != 0 || n * unit < 4096) {
+           error = "option --subbuf-size: expected a power of two from 4K to 64M, got '" + v + "'";
+           return false;
+         }
+         cl.subbufSize = static_cast<uint32_t>(n * unit);
+         return true;
+       }},
+      {"num-subbuf",
+       [&](const std::string &v) {
+         int64_t n = 0;
+         if (!parseInt(v, n) || n < 2 || n > 1024 || (n & (n - 1)) != 0) {
+           error = "option --num-subbuf: expected a power of two from 2 to 1024, got '" + v + "'";
+           return false;
+         }
+         cl.subbufCount = static_cast<uint32_t>(n);
          return true;
        }},
       {"compatible",

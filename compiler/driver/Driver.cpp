@@ -115,7 +115,8 @@ std::optional<std::string> agentLibraryPath() {
   return std::nullopt;
 }
 
-// -b, -F, -S, --mode and --format need every record to pass through sonde: they
+// -b, -F, -S, --mode, --format and the sub-buffer geometry need every record to
+// pass through sonde: they
 // take a record transport (relay unless netlink is asked for). Returns the error
 // text for options that do not go together, else fills `o`.
 std::optional<std::string> recordOptions(const CommandLine &cl, session::SessionOptions &o) {
@@ -124,6 +125,8 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
                       : cl.rotation                            ? "-S"
                       : !cl.mode.empty() && cl.mode != "block" ? "--mode"
                       : cl.format != "text"                    ? "--format"
+                      : cl.subbufSize                          ? "--subbuf-size"
+                      : cl.subbufCount                         ? "--num-subbuf"
                                                                : nullptr;
   std::string transport = cl.transport.empty() ? (wants ? "relay" : "text") : cl.transport;
   if (transport == "text") {
@@ -148,6 +151,13 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
   session::RecordOptions r;
   r.netlink = transport == "netlink";
   r.bufferMb = cl.bufferMB;
+  r.subbufSize = cl.subbufSize;
+  r.subbufCount = cl.subbufCount;
+  if (r.netlink && cl.subbufSize > (64u << 10))
+    return std::string("option --subbuf-size: a netlink message carries at most 64K");
+  if (r.netlink && cl.subbufCount)
+    return std::string("option --num-subbuf is for the relay transport (netlink queues "
+                       "messages in its socket: size it with -s)");
   r.verbose = cl.verbosity > 0;
   std::string mode = cl.flightRecorder ? "overwrite" : cl.mode;
   r.mode = mode == "discard"     ? transport::RelayMode::Discard

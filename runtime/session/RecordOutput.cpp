@@ -7,6 +7,7 @@
 #include "runtime/session/TraceDirectory.h"
 #include "runtime/transport/SharedFutex.h"
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <unistd.h>
@@ -16,13 +17,21 @@ namespace sonde::session {
 namespace {
 
 // -s MB over 64 rings (threads writing at once) of 4 sub-buffers each, of
-// 4 KiB to 1 MiB.
+// 4 KiB to 1 MiB. With the sub-buffer geometry given, -s sets how many rings
+// (1 to 64) fit.
 transport::RelayConfig relayConfig(const RecordOptions &o) {
   transport::RelayConfig c;
   c.mode = o.mode;
   c.ringCount = 64;
-  c.subbufCount = 4;
-  uint64_t perSubbuf = (uint64_t{o.bufferMb} << 20) / (c.ringCount * c.subbufCount);
+  c.subbufCount = o.subbufCount ? o.subbufCount : 4;
+  uint64_t total = uint64_t{o.bufferMb} << 20;
+  if (o.subbufSize) {
+    c.subbufSize = o.subbufSize;
+    uint64_t rings = total / (uint64_t{c.subbufSize} * c.subbufCount);
+    c.ringCount = static_cast<uint32_t>(std::clamp<uint64_t>(rings, 1, 64));
+    return c;
+  }
+  uint64_t perSubbuf = total / (c.ringCount * c.subbufCount);
   c.subbufSize = 4096;
   while (c.subbufSize * 2 <= perSubbuf && c.subbufSize < (1u << 20))
     c.subbufSize *= 2;
@@ -57,6 +66,8 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
     transport::NetlinkConfig config;
     config.mode = options.mode;
     config.bufferBytes = uint64_t{options.bufferMb} << 20;
+    if (options.subbufSize)
+      config.messageBytes = options.subbufSize;
     out->netlink_ = transport::NetlinkChannel::create(config, error);
     if (!out->netlink_)
       return nullptr;

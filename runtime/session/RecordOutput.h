@@ -24,7 +24,9 @@ struct RecordOptions {
   bool netlink = false;                                    // --transport=netlink, else relay
   transport::RelayMode mode = transport::RelayMode::Block; // --mode; -F: Overwrite
   uint32_t bufferMb = 16;                                  // -s: all rings together
-  OutputFormat format = OutputFormat::Text;                // --format
+  uint32_t subbufSize = 0;  // --subbuf-size (netlink: message bytes); 0: from bufferMb
+  uint32_t subbufCount = 0; // --num-subbuf; 0: 4
+  OutputFormat format = OutputFormat::Text; // --format
   // -b: records stored as they are in this directory, for `sonde report`.
   std::optional<std::string> traceDirectory;
   std::optional<std::string> ctfDirectory; // --format=ctf -o DIR

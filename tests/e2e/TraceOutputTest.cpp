@@ -138,6 +138,10 @@ TEST(TraceOutput, OptionsThatDoNotGoTogether) {
       {{"--format=ctf"}, "option --format=ctf needs -o DIR"},
       {{"-S", "1"}, "option -S rotates a text or JSON output file"},
       {{"-b", "--format=json", "-o", "x"}, "give --format to `sonde report`"},
+      {{"--num-subbuf=3"}, "option --num-subbuf: expected a power of two from 2 to 1024"},
+      {{"--subbuf-size=1k"}, "option --subbuf-size: expected a power of two from 4K to 64M"},
+      {{"--transport=netlink", "--num-subbuf=4"}, "option --num-subbuf is for the relay"},
+      {{"--transport=netlink", "-F"}, "-F and --mode=overwrite need --transport=relay"},
   };
   for (const Case &c : cases) {
     auto r = runSonde(kScript, kCommand, dir.path(), c.options);
