@@ -4,7 +4,7 @@
 # Goal (issue 2): under 0.3 s for 5,000 lines.
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
-report=$top/bench/reports/frontend.md
+report=$reports/frontend.md
 
 {
   echo "# Front end: sonde -p2 on generated scripts"

@@ -6,14 +6,19 @@
 # median of B1_RUNS (3) runs; "fixed" is the same tool on 0 events (start-up,
 # compile, attach), subtracted before dividing by the events fired, as is the
 # baseline's own per-event CPU.
+# Rows: baseline; Sonde text (file, /dev/null); Sonde relay, block mode (binary
+# trace -b -o DIR, text to a file, to /dev/null); Sonde netlink, block mode
+# (-b -o DIR, text to a file); LTTng-UST; bpftrace count and printf.
 # Environment: B1_N events per thread (10,000,000), B1_THREADS ("1 2 4 8"),
-# B1_BPF_SCALE (bpftrace fires N / 20: it traps on every event).
-# Writes the B1 section of bench/reports/markers.md.
+# B1_RUNS (3), B1_BPF_SCALE (bpftrace fires N / 20: it traps on every event).
+# Writes the B1 section of bench/reports/markers.md ($BENCH_REPORT_DIR/markers.md
+# when set: trial runs).
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 source "$(dirname "$0")/lib.sh"
 n=${B1_N:-10000000}
 threads_list=${B1_THREADS:-1 2 4 8}
+first_threads=$(echo "$threads_list" | awk '{print $1}')
 runs=${B1_RUNS:-3}
 n_bpf=$((n / ${B1_BPF_SCALE:-20}))
 
@@ -24,45 +29,73 @@ seed='probe process("./bench_target").mark("single_trace") { printf("%d : %d\n",
 
 # Each tool: CPU of one run on T threads x N events; leaves the events it
 # recorded in $tmp/recorded and its output bytes in $tmp/bytes ("n/a" when
-# the output is not kept).
+# the output is not kept), and may leave a remark (losses) in $tmp/note.
 tool_baseline() {
   cpu_seconds ./bench_target "$1" "$2" || return 1
   echo n/a > recorded
   echo n/a > bytes
 }
-sonde_text() { # T N OUTPUT [OPTIONS...]
+# sonde with OPTIONS and the seed script, the target firing T x N events.
+sonde_run() { # T N [OPTIONS...]
+  local t=$1 n=$2
+  shift 2
+  cpu_seconds "$sonde" "$@" -e "$seed" -c "./bench_target $t $n" || return 1
+}
+# Events recorded and their bytes from sonde's transport summary (records,
+# binary record bytes), "n/a" without one; losses go to the note.
+summary_counts() {
+  local records bytes lost
+  read -r records bytes _ lost <<< "$(transport_summary last.err)"
+  echo "${records:-n/a}" > recorded
+  echo "${bytes:-n/a}" > bytes
+  [ "${lost:-0}" = 0 ] || echo "$lost lost" > note
+}
+# -b -o DIR: a binary trace; the last of the $runs runs (verify_report=1) also
+# counts the lines of `sonde report DIR`, noted when they differ.
+sonde_binary() { # TRANSPORT T N
+  rm -rf trace
+  sonde_run "$2" "$3" --transport="$1" -b -o "$tmp/trace" || return 1
+  summary_counts
+  if [ "$verify_report" = 1 ] && [ "$3" != 0 ]; then
+    local lines
+    lines=$("$sonde" report trace | wc -l)
+    [ "$lines" = "$(cat recorded)" ] || echo "sonde report: $lines lines" >> note
+  fi
+  rm -rf trace
+}
+# Text to a file: events counted in the file (a summary count that differs is
+# noted); bytes are the transport's binary record bytes for relay and
+# netlink, the file's for the text transport.
+sonde_text_file() { # T N [OPTIONS...]
   rm -f sonde.out
-  local t=$1 n=$2 out=$3
-  shift 3
-  cpu_seconds "$sonde" "$@" -o "$out" -e "$seed" -c "./bench_target $t $n" || return 1
+  sonde_run "$@" -o "$tmp/sonde.out" || return 1
+  summary_counts
+  local lines
+  lines=$(grep -c -E '^-?[0-9]+ : -?[0-9]+$' sonde.out || true)
+  [ "$(cat recorded)" = n/a ] || [ "$(cat recorded)" = "$lines" ] || echo "summary: $(cat recorded)" >> note
+  [ "$(cat bytes)" != n/a ] || stat -c %s sonde.out > bytes
+  echo "$lines" > recorded
+  rm -f sonde.out
 }
-# Relay: records counted from the output, bytes/event are the transport's binary
-# bytes (sonde -v reports them), not the formatted text's.
-tool_sonde_relay_file() {
-  sonde_text "$1" "$2" "$tmp/sonde.out" --transport=relay -v || return 1
-  grep -c -E '^-?[0-9]+ : -?[0-9]+$' sonde.out > recorded || true
-  sed -n 's/.*relay transport: [0-9]* records, \([0-9]*\) bytes.*/\1/p' last.err > bytes
-  [ -s bytes ] || echo n/a > bytes
-}
-tool_sonde_relay_null() {
-  sonde_text "$1" "$2" /dev/null --transport=relay -v || return 1
-  sed -n 's/.*relay transport: \([0-9]*\) records.*/\1/p' last.err > recorded
-  [ -s recorded ] || echo n/a > recorded
-  sed -n 's/.*relay transport: [0-9]* records, \([0-9]*\) bytes.*/\1/p' last.err > bytes
-  [ -s bytes ] || echo n/a > bytes
-}
-tool_sonde_file() {
-  sonde_text "$1" "$2" "$tmp/sonde.out" || return 1
-  grep -c -E '^-?[0-9]+ : -?[0-9]+$' sonde.out > recorded || true
-  stat -c %s sonde.out > bytes
-}
+tool_sonde_file() { sonde_text_file "$1" "$2"; }
 tool_sonde_null() {
-  sonde_text "$1" "$2" /dev/null || return 1
+  sonde_run "$1" "$2" -o /dev/null || return 1
   echo n/a > recorded
   echo n/a > bytes
 }
+tool_sonde_relay_binary() { sonde_binary relay "$1" "$2"; }
+tool_sonde_relay_file() { sonde_text_file "$1" "$2" --transport=relay; }
+tool_sonde_relay_null() {
+  sonde_run "$1" "$2" --transport=relay -o /dev/null || return 1
+  summary_counts
+}
+tool_sonde_netlink_binary() { sonde_binary netlink "$1" "$2"; }
+tool_sonde_netlink_file() { sonde_text_file "$1" "$2" --transport=netlink; }
+# LTTng: events recorded = fired - the channel's discarded events (exact
+# counters); babeltrace2 takes about 1 us an event to print a trace, so it
+# counts the events of one run only: the last at the first thread count.
 tool_lttng() {
-  local before after target
+  local before after target discarded events
   rm -rf lttng-trace
   before=$(lttng_daemon_cpu)
   lttng create b1 --output="$tmp/lttng-trace" > /dev/null
@@ -71,12 +104,19 @@ tool_lttng() {
   lttng start > /dev/null
   target=$(cpu_seconds ./bench_target_lttng "$1" "$2") || target=failed
   lttng stop > /dev/null
+  discarded=$(lttng list b1 | sed -n 's/^ *Discarded events: *//p' | awk '{t += $1} END {print t + 0}')
   lttng destroy > /dev/null
   after=$(lttng_daemon_cpu)
   [ "$target" != failed ] || return 1
   awk -v t="$target" -v a="$after" -v b="$before" 'BEGIN {printf "%.3f\n", t + a - b}'
-  babeltrace2 lttng-trace 2> /dev/null | grep -c 'bench:single_trace' > recorded || true
+  echo $(($1 * $2 - discarded)) > recorded
+  [ "$discarded" = 0 ] || echo "$discarded lost" > note
+  if [ "$verify_report" = 1 ] && [ "$1" = "$first_threads" ] && [ "$2" != 0 ]; then
+    events=$(babeltrace2 lttng-trace 2> /dev/null | grep -c 'bench:single_trace' || true)
+    [ "$events" = "$(cat recorded)" ] || echo "babeltrace2: $events events" >> note
+  fi
   du -sb lttng-trace | cut -f1 > bytes
+  rm -rf lttng-trace
 }
 tool_bpftrace_count() {
   cpu_seconds bpftrace -e 'usdt:./bench_target:bench:single_trace { @c = count(); }' \
@@ -94,10 +134,13 @@ tool_bpftrace_printf() {
 }
 
 # median_cpu TOOL T N: the median CPU of $runs runs, or "failed" (the first
-# failure's error output is kept for the report).
+# failure's error output is kept for the report). The counts left are the last
+# run's, the one that sets verify_report=1.
 median_cpu() {
   local values=() v
   for ((r = 0; r < runs; r++)); do
+    rm -f recorded bytes note
+    verify_report=$((r == runs - 1))
     if ! v=$("$@" 2> run.err); then
       [ -s first.err ] || { echo "$*:"; head -5 run.err; } > first.err
       echo failed
@@ -117,8 +160,11 @@ lttng_start_daemon && have_lttng=1
 tools=("tool_baseline|baseline (marker not attached)|$n"
   "tool_sonde_file|Sonde text, output to a file|$n"
   "tool_sonde_null|Sonde text, output to /dev/null|$n"
-  "tool_sonde_relay_file|Sonde relay (block), output to a file|$n"
-  "tool_sonde_relay_null|Sonde relay (block), output to /dev/null|$n")
+  "tool_sonde_relay_binary|Sonde relay (block), binary trace (-b -o DIR)|$n"
+  "tool_sonde_relay_file|Sonde relay (block), text to a file|$n"
+  "tool_sonde_relay_null|Sonde relay (block), text to /dev/null|$n"
+  "tool_sonde_netlink_binary|Sonde netlink (block), binary trace (-b -o DIR)|$n"
+  "tool_sonde_netlink_file|Sonde netlink (block), text to a file|$n")
 [ "$have_lttng" = 1 ] && tools+=("tool_lttng|LTTng-UST 2.13, 16 x 1 MiB sub-buffers|$n")
 [ "$have_bpftrace" = 1 ] && tools+=("tool_bpftrace_count|bpftrace USDT, @c = count()|$n_bpf"
   "tool_bpftrace_printf|bpftrace USDT, printf|$n_bpf")
@@ -136,8 +182,14 @@ section=$tmp/b1.md
   section_header
   echo "$n events per thread ($n_bpf for bpftrace). CPU s: user + sys of the whole run, median of"
   echo "$runs runs. Fixed s: the same tool on 0 events. ns/event = (CPU - fixed - baseline's"
-  echo "CPU for as many events) / events fired. Relay bytes/event: binary record bytes."
-  echo "Sonde netlink transport: not built yet (issue 5)."
+  echo "CPU for as many events) / events fired. Relay and netlink: events recorded and"
+  echo "bytes/event from sonde's closing summary (records delivered, binary record bytes),"
+  echo "except that \"text to a file\" counts the file's lines; losses and counts that"
+  echo "disagree are noted next to them. Binary traces: the last run's trace is also"
+  echo "printed with \`sonde report DIR\` (a line count that differs is noted); \"text\" rows"
+  echo "have \`sonde\` (relay, netlink) or the target (text) format every event. LTTng-UST:"
+  echo "events recorded = fired - the channel's discarded events; babeltrace2 counts the"
+  echo "trace of the last run at $first_threads thread(s) (a count that differs is noted)."
   echo
   echo "| threads | tool | events fired | CPU s | fixed s | ns/event over baseline | events recorded | bytes/event |"
   echo "|---:|---|---:|---:|---:|---:|---:|---:|"
@@ -153,17 +205,17 @@ for t in $threads_list; do
     [ -z "$base_cpu" ] && base_cpu=$cpu base_events=$fired
     recorded=$(cat recorded 2> /dev/null || echo n/a)
     bytes=$(cat bytes 2> /dev/null || echo n/a)
+    note=$(paste -sd';' note 2> /dev/null || true)
     ns=$(awk -v c="$cpu" -v f="${fixed[$tool]}" -v b="$base_cpu" -v be="$base_events" -v e="$fired" \
       'BEGIN { if (c == "failed" || f == "failed" || e == 0) print "n/a";
                else if (b == c) print "0";
                else printf "%.1f", ((c - f) - b / be * e) * 1e9 / e }')
     per_event_bytes=$(awk -v b="$bytes" -v r="$recorded" \
       'BEGIN { if (b == "n/a" || r == "n/a" || r == 0) print "n/a"; else printf "%.1f", b / r }')
-    [ "$cpu" = failed ] && recorded=n/a per_event_bytes=n/a
+    [ "$cpu" = failed ] && recorded=n/a per_event_bytes=n/a note=
     ns_per_event[$tool,$t]=$ns
-    echo "| $t | $label | $fired | $cpu | ${fixed[$tool]} | $ns | $recorded | $per_event_bytes |" >> "$section"
+    echo "| $t | $label | $fired | $cpu | ${fixed[$tool]} | $ns | $recorded${note:+ ($note)} | $per_event_bytes |" >> "$section"
   done
-  echo "| $t | Sonde netlink | | issue 5 | | | | |" >> "$section"
 done
 
 {
@@ -173,7 +225,9 @@ done
   for t in $threads_list; do
     echo "- $t threads: Sonde text (file) / LTTng-UST = $(ratio "${ns_per_event[tool_sonde_file,$t]:-n/a}" "${ns_per_event[tool_lttng,$t]:-n/a}");" \
       "bpftrace count / Sonde text (file) = $(ratio "${ns_per_event[tool_bpftrace_count,$t]:-n/a}" "${ns_per_event[tool_sonde_file,$t]:-n/a}");" \
-      "Sonde relay (file) / LTTng-UST = $(ratio "${ns_per_event[tool_sonde_relay_file,$t]:-n/a}" "${ns_per_event[tool_lttng,$t]:-n/a}")"
+      "Sonde relay (file) / LTTng-UST = $(ratio "${ns_per_event[tool_sonde_relay_file,$t]:-n/a}" "${ns_per_event[tool_lttng,$t]:-n/a}");" \
+      "Sonde relay (-b) / LTTng-UST = $(ratio "${ns_per_event[tool_sonde_relay_binary,$t]:-n/a}" "${ns_per_event[tool_lttng,$t]:-n/a}");" \
+      "relay / netlink (-b) = $(ratio "${ns_per_event[tool_sonde_relay_binary,$t]:-n/a}" "${ns_per_event[tool_sonde_netlink_binary,$t]:-n/a}")"
   done
   if [ -s first.err ]; then
     echo

@@ -5,7 +5,7 @@
 # Median of 5 runs. Writes bench/reports/startup.md. Goal: <= 100 ms at 20 probes.
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
-report=$top/bench/reports/startup.md
+report=$reports/startup.md
 
 # Milliseconds from start until the command prints "ready" (bpftrace prints an
 # "Attaching N probes" line before it).

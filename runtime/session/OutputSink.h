@@ -61,9 +61,10 @@ public:
 
   // With a record transport: the pending text as records (no sink needed).
   void flushRecords() {
-    if (records_ && used_ > 0)
+    if (used_ > 0 && records_) {
       writeRecords();
-    used_ = records_ ? 0 : used_;
+      used_ = 0;
+    }
   }
 
 private:

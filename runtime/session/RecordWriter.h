@@ -47,7 +47,9 @@ private:
   template <class Producer>
   bool writeTo(Producer &p, uint32_t id, const sonde_record_desc &desc,
                const SondeFormatArg *args) {
-    size_t max = sonde_record_max_size(&desc, args);
+    size_t max = transport_.schema->fixedMaxSize(id);
+    if (max == 0)
+      max = sonde_record_max_size(&desc, args);
     char *out = p.reserve(static_cast<uint32_t>(max));
     if (!out)
       return false;

@@ -179,6 +179,20 @@ void TraceSchema::finish() {
     t.fields = formatFieldNames(t.spec);
     descs_[id] = {t.kinds.data(), static_cast<uint32_t>(t.kinds.size())};
   }
+  binary_.assign(types_.size(), nullptr);
+  maxSizes_.assign(types_.size(), 0);
+  for (size_t id = 0; id < types_.size(); ++id) {
+    const TraceEventType &t = types_[id];
+    if (t.binary)
+      binary_[id] = &descs_[id];
+    uint32_t max = SONDE_RECORD_EXTENDED_SIZE + SONDE_RECORD_HEADER_SIZE;
+    for (uint8_t kind : t.kinds)
+      max = kind == SONDE_RECORD_ARG_STRING ? 0
+            : max == 0                      ? 0
+            : kind == SONDE_RECORD_ARG_LONG ? max + SONDE_RECORD_VARINT_MAX
+                                            : max;
+    maxSizes_[id] = max;
+  }
   text_.kinds = {SONDE_RECORD_ARG_STRING};
   text_.fields = {"text"};
   descs_[kTextId] = {text_.kinds.data(), 1};

@@ -53,8 +53,11 @@ public:
 
   // Producers: the descriptor of format `fmt`, or null when it travels as text.
   const sonde_record_desc *desc(uint32_t fmt) const {
-    return fmt < types_.size() && types_[fmt].binary ? &descs_[fmt] : nullptr;
+    return fmt < binary_.size() ? binary_[fmt] : nullptr;
   }
+  // The most a record of `id` takes when that does not depend on its strings,
+  // else 0 (then sonde_record_max_size() tells).
+  uint32_t fixedMaxSize(uint32_t id) const { return id < maxSizes_.size() ? maxSizes_[id] : 0; }
   // Consumers: every id's descriptor (kTextId's included), for the decoder.
   const sonde_record_desc *table() const { return descs_.data(); }
   uint32_t tableSize() const { return static_cast<uint32_t>(descs_.size()); }
@@ -69,7 +72,9 @@ private:
 
   std::vector<TraceEventType> types_; // by format id
   TraceEventType text_;
-  std::vector<sonde_record_desc> descs_; // kTextId + 1 entries
+  std::vector<sonde_record_desc> descs_;          // kTextId + 1 entries
+  std::vector<const sonde_record_desc *> binary_; // per format: &descs_[fmt], or null (text)
+  std::vector<uint32_t> maxSizes_;                // per format, fixedMaxSize()
 };
 
 // Field names for a format's arguments, from the literal text before each
