@@ -15,29 +15,11 @@
 #include <unistd.h>
 #include <vector>
 
+#include "TransportTestRecord.h"
+
 using namespace sonde::transport;
 
 namespace {
-
-// The tests' own framing (the real codec is elsewhere): who wrote it, its size,
-// a per-producer sequence number, then `size - 16` filler bytes.
-struct TestRecord {
-  uint32_t producer;
-  uint32_t size;
-  uint64_t seq;
-};
-
-bool writeRecord(RelayProducer &p, uint32_t producer, uint64_t seq,
-                 uint32_t size = sizeof(TestRecord)) {
-  char *at = p.reserve(size);
-  if (!at)
-    return false;
-  TestRecord rec{producer, size, seq};
-  std::memcpy(at, &rec, sizeof rec);
-  std::memset(at + sizeof rec, 0x5a, size - sizeof rec);
-  p.commit();
-  return true;
-}
 
 // Parses what the consumer hands over and checks per-producer order: each chunk
 // must hold whole records only (no padding, no cut record).
