@@ -149,12 +149,6 @@ void warn(const std::string &text) {
   writeAll(agent->rt.errorFd, "WARNING: sonde agent: " + text + "\n");
 }
 
-void fireSite(MarkerHook *hook, sonde_marker_frame *frame, bool fromTrap) {
-  // The hook is the first member of its AgentSite.
-  const AgentSite &site = *reinterpret_cast<const AgentSite *>(hook);
-  runProbeHere(site.desc->probe_index, frame, fromTrap);
-}
-
 void detach() {
   std::lock_guard<std::recursive_mutex> g(agentLock);
   if (!attached.exchange(false))

@@ -1,8 +1,10 @@
 #include "runtime/agent/HandlerDispatch.h"
 
 #include "runtime/agent/CodePatcher.h"
+#include "runtime/agent/SiteFinder.h"
 #include "runtime/session/ProbeRunner.h"
 #include "runtime/session/RecordWriter.h"
+#include "runtime/values/SegmentFormat.h"
 
 #include <atomic>
 #include <chrono>
@@ -32,6 +34,7 @@ struct AgentThread {
 
 session::Runtime *runtime = nullptr;
 int64_t maxAction = 0;
+const std::atomic<uint32_t> *sessionState = nullptr; // in the shared segment
 // Lifecycle probes that apply to this executable, by kind. Allocated, never
 // freed: static destructors run before the agent's exit-time probes.
 std::vector<uint32_t> *lifecycle = nullptr;
@@ -122,7 +125,8 @@ bool enter(AgentThread *t) {
     return false;
   }
   claimBuffers(t);
-  if (accepting.load(std::memory_order_relaxed) && sonde_session_running(runtime->segment->abi()))
+  if (accepting.load(std::memory_order_relaxed) &&
+      sessionState->load(std::memory_order_acquire) == SONDE_SESSION_RUNNING)
     return true;
   t->inHandler.store(0, std::memory_order_release);
   return false;
@@ -135,10 +139,21 @@ void run(AgentThread *t, uint32_t index, const void *probeData) {
     t->dirty.store(1, std::memory_order_relaxed);
 }
 
-void flushBuffers(AgentThread *t) {
-  t->state.output->flush(*runtime->output);
-  if (t->state.records)
-    t->state.records->sendBatch();
+void flushBuffers(AgentThread *t) { t->state.flushOutput(*runtime->output); }
+
+// The body of every marker hit: inlined into fireSite so that a hit costs one
+// call from the stub's entry to the handler.
+__attribute__((always_inline)) inline void runOnThisThread(uint32_t index, const void *probeData,
+                                                           bool fromTrap) {
+  if (!accepting.load(std::memory_order_relaxed))
+    return;
+  AgentThread *t = current;
+  if (!t && (fromTrap || !(t = adopt())))
+    return;
+  if (!enter(t))
+    return;
+  run(t, index, probeData);
+  t->inHandler.store(0, std::memory_order_release);
 }
 
 } // namespace
@@ -147,6 +162,7 @@ void initDispatch(session::Runtime &rt) {
   runtime = &rt;
   rt.threadSource = threadStateOf;
   maxAction = rt.module->layout().limits().max_action;
+  sessionState = &values::segmentHeader(rt.segment->abi()).sessionState;
   strongFence = !crossThreadFenceAvailable();
   pthread_key_create(&exitKey, onThreadExit);
   lifecycle = new std::vector<uint32_t>[SONDE_PROBE_THREAD_END + 1];
@@ -163,15 +179,12 @@ void initDispatch(session::Runtime &rt) {
 }
 
 void runProbeHere(uint32_t index, const void *probeData, bool fromTrap) {
-  if (!accepting.load(std::memory_order_relaxed))
-    return;
-  AgentThread *t = current;
-  if (!t && (fromTrap || !(t = adopt())))
-    return;
-  if (!enter(t))
-    return;
-  run(t, index, probeData);
-  t->inHandler.store(0, std::memory_order_release);
+  runOnThisThread(index, probeData, fromTrap);
+}
+
+void fireSite(MarkerHook *hook, sonde_marker_frame *frame, bool fromTrap) {
+  const AgentSite &site = *reinterpret_cast<const AgentSite *>(hook);
+  runOnThisThread(site.desc->probe_index, frame, fromTrap);
 }
 
 void runLifecycle(sonde_probe_kind kind) {

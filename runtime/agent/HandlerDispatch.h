@@ -4,6 +4,7 @@
 // detach and process exit; never per event).
 #pragma once
 
+#include "runtime/agent/SitePatches.h"
 #include "runtime/session/ModuleAbi.h"
 #include "runtime/session/Runtime.h"
 
@@ -20,6 +21,10 @@ void initDispatch(session::Runtime &rt);
 // already inside a handler (then the hit counts as skipped). fromTrap: in a
 // signal handler, where a thread without state cannot get one (malloc).
 void runProbeHere(uint32_t index, const void *probeData, bool fromTrap);
+
+// A marker site of the module was reached: runProbeHere for its probe, with the
+// registers as probe data. `hook` is the first member of an AgentSite.
+void fireSite(MarkerHook *hook, sonde_marker_frame *frame, bool fromTrap);
 
 // Runs every lifecycle probe of `kind` (SONDE_PROBE_PROCESS_BEGIN, ...) that
 // applies to this process, on the calling thread, and writes its output.

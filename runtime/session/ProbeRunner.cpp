@@ -21,31 +21,12 @@ void reportError(Runtime &rt, const sonde_context &ctx) {
 
 } // namespace
 
-void runHandler(Runtime &rt, ThreadState &ts, sonde_handler_fn fn, uint32_t index, int64_t actions,
-                const void *probeData, FlushPolicy flush) {
-  sonde_context ctx{};
-  ctx.segment = rt.segment->abi();
-  ctx.actions_left = actions;
-  ctx.probe_index = index;
-  ctx.error_message = ts.errorMessage.data();
-  ctx.error_message[0] = '\0';
-  ctx.probe_data = probeData;
-  ctx.runtime = &rt;
-  ctx.thread = &ts;
-
-  fn(&ctx);
-  // An error may have abandoned foreach loops before their end calls.
-  sonde_scratch_release_all();
-  if (flush == FlushPolicy::AfterHandler) {
-    ts.output->flush(*rt.output);
-    if (ts.records)
-      ts.records->sendBatch();
-  }
+void finishFailedHandler(Runtime &rt, const sonde_context &ctx) {
   if (ctx.error == SONDE_CONTEXT_ABORTED) {
     sonde_session_request_exit(ctx.segment);
     if (rt.wake)
       rt.wake();
-  } else if (ctx.error) {
+  } else {
     reportError(rt, ctx);
   }
 }

@@ -11,11 +11,33 @@ namespace sonde::session {
 // fork, exec, detach), because a write() per event is too slow there.
 enum class FlushPolicy { AfterHandler, WhenFull };
 
+// What a handler left in ctx.error (an exit() request or a runtime error):
+// printed and counted the way stap does; may end the session (calls rt.wake).
+void finishFailedHandler(Runtime &rt, const sonde_context &ctx);
+
 // Runs `fn` as probe `index` on this thread's state `ts`, with a MAXACTION
-// budget of `actions` and ctx->probe_data = probeData. A runtime error is
-// printed and counted (and may end the session, which calls rt.wake).
-void runHandler(Runtime &rt, ThreadState &ts, sonde_handler_fn fn, uint32_t index, int64_t actions,
-                const void *probeData, FlushPolicy flush);
+// budget of `actions` and ctx->probe_data = probeData. Inline: it is the body
+// of every marker hit in a target.
+inline void runHandler(Runtime &rt, ThreadState &ts, sonde_handler_fn fn, uint32_t index,
+                       int64_t actions, const void *probeData, FlushPolicy flush) {
+  sonde_context ctx{};
+  ctx.segment = rt.segment->abi();
+  ctx.actions_left = actions;
+  ctx.probe_index = index;
+  ctx.error_message = ts.errorMessage.data();
+  ctx.error_message[0] = '\0';
+  ctx.probe_data = probeData;
+  ctx.runtime = &rt;
+  ctx.thread = &ts;
+
+  fn(&ctx);
+  // An error may have abandoned foreach loops before their end calls.
+  sonde_scratch_release_all();
+  if (flush == FlushPolicy::AfterHandler)
+    ts.flushOutput(*rt.output);
+  if (ctx.error)
+    finishFailedHandler(rt, ctx);
+}
 
 // Runs probe `index` of the module with a MAXACTION budget of `actions`.
 // Output is flushed afterwards.

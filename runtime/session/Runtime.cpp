@@ -28,6 +28,12 @@ void ThreadState::useRecords(const RecordTransport &transport) {
   output->sendAsRecords(records.get());
 }
 
+void ThreadState::flushOutput(OutputSink &sink) {
+  output->flush(sink);
+  if (records)
+    records->sendBatch();
+}
+
 void ThreadState::stopRecords() {
   if (!records)
     return;

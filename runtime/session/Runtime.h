@@ -49,6 +49,8 @@ struct ThreadState {
   void useRecords(const RecordTransport &transport);
   // Flushes and closes the writer; later output would go to the text sink.
   void stopRecords();
+  // Writes the buffered text to `sink` and sends a pending record batch.
+  void flushOutput(OutputSink &sink);
 };
 
 struct Runtime {

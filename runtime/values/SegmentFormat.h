@@ -45,6 +45,14 @@ struct SegmentHeader {
 };
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
 
+// The header of the segment an ABI handle names (the handle is its first byte).
+inline SegmentHeader &segmentHeader(sonde_segment *seg) {
+  return *reinterpret_cast<SegmentHeader *>(seg);
+}
+inline const SegmentHeader &segmentHeader(const sonde_segment *seg) {
+  return *reinterpret_cast<const SegmentHeader *>(seg);
+}
+
 enum class GlobalKind : uint32_t { ScalarLong = 1, ScalarString = 2, ScalarStats = 3, Map = 4 };
 
 // Heads every global; its mutex guards the global (robust, process-shared).

@@ -12,11 +12,6 @@ using namespace sonde::values;
 
 namespace {
 
-SegmentHeader &header(sonde_segment *seg) { return *reinterpret_cast<SegmentHeader *>(seg); }
-const SegmentHeader &header(const sonde_segment *seg) {
-  return *reinterpret_cast<const SegmentHeader *>(seg);
-}
-
 // Past a limit the session fails (unless it already finished); the caller is told
 // once, for the count that crossed the limit, so it prints stap's message once.
 int crossLimit(SegmentHeader &h, uint64_t count, uint32_t limit) {
@@ -54,22 +49,24 @@ size_t sonde_map_overflow_message(const sonde_map *m, char *buf, size_t cap) {
   return n < 0 ? 0 : static_cast<size_t>(n);
 }
 
-const sonde_limits *sonde_segment_limits(const sonde_segment *seg) { return &header(seg).limits; }
+const sonde_limits *sonde_segment_limits(const sonde_segment *seg) {
+  return &segmentHeader(seg).limits;
+}
 
 int sonde_session_state(const sonde_segment *seg) {
-  return static_cast<int>(header(seg).sessionState.load(std::memory_order_acquire));
+  return static_cast<int>(segmentHeader(seg).sessionState.load(std::memory_order_acquire));
 }
 
 int sonde_session_running(const sonde_segment *seg) {
-  return header(seg).sessionState.load(std::memory_order_acquire) == SONDE_SESSION_RUNNING;
+  return segmentHeader(seg).sessionState.load(std::memory_order_acquire) == SONDE_SESSION_RUNNING;
 }
 
 void sonde_session_set_state(sonde_segment *seg, int state) {
-  header(seg).sessionState.store(static_cast<uint32_t>(state), std::memory_order_release);
+  segmentHeader(seg).sessionState.store(static_cast<uint32_t>(state), std::memory_order_release);
 }
 
 void sonde_session_request_exit(sonde_segment *seg) {
-  SegmentHeader &h = header(seg);
+  SegmentHeader &h = segmentHeader(seg);
   uint32_t s = h.sessionState.load();
   while ((s == SONDE_SESSION_STARTING || s == SONDE_SESSION_RUNNING) &&
          !h.sessionState.compare_exchange_weak(s, SONDE_SESSION_STOPPING)) {
@@ -78,30 +75,30 @@ void sonde_session_request_exit(sonde_segment *seg) {
 }
 
 int sonde_session_exit_requested(const sonde_segment *seg) {
-  return header(seg).exitRequested.load() != 0;
+  return segmentHeader(seg).exitRequested.load() != 0;
 }
 
 int sonde_session_note_error(sonde_segment *seg) {
-  SegmentHeader &h = header(seg);
+  SegmentHeader &h = segmentHeader(seg);
   return crossLimit(h, h.errorCount.fetch_add(1) + 1, h.limits.max_errors);
 }
 
 int sonde_session_note_skipped(sonde_segment *seg) {
-  SegmentHeader &h = header(seg);
+  SegmentHeader &h = segmentHeader(seg);
   return crossLimit(h, h.skippedCount.fetch_add(1) + 1, h.limits.max_skipped);
 }
 
 uint64_t sonde_session_error_count(const sonde_segment *seg) {
-  return header(seg).errorCount.load();
+  return segmentHeader(seg).errorCount.load();
 }
 
 uint64_t sonde_session_skipped_count(const sonde_segment *seg) {
-  return header(seg).skippedCount.load();
+  return segmentHeader(seg).skippedCount.load();
 }
 
 void sonde_session_agent_enter(sonde_segment *seg) {
   uint32_t pid = static_cast<uint32_t>(getpid());
-  for (auto &slot : header(seg).agentPids) {
+  for (auto &slot : segmentHeader(seg).agentPids) {
     uint32_t free = 0;
     if (slot.compare_exchange_strong(free, pid))
       return;
@@ -111,7 +108,7 @@ void sonde_session_agent_enter(sonde_segment *seg) {
 
 void sonde_session_agent_leave(sonde_segment *seg) {
   uint32_t pid = static_cast<uint32_t>(getpid());
-  for (auto &slot : header(seg).agentPids) {
+  for (auto &slot : segmentHeader(seg).agentPids) {
     uint32_t mine = pid;
     if (slot.compare_exchange_strong(mine, 0))
       return;
@@ -120,7 +117,7 @@ void sonde_session_agent_leave(sonde_segment *seg) {
 
 uint32_t sonde_session_agent_count(const sonde_segment *seg) {
   uint32_t n = 0;
-  for (const auto &slot : header(seg).agentPids) {
+  for (const auto &slot : segmentHeader(seg).agentPids) {
     uint32_t pid = slot.load();
     // kill(pid, 0) also finds zombies: the caller reaps its own children first.
     if (pid != 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH))
