@@ -1,6 +1,7 @@
 #include "codegen/ModuleTables.h"
 
 #include "codegen/RuntimeBuilder.h"
+#include "codegen/SiteVectorAnalysis.h"
 #include "probes/marker/MarkerCatalog.h"
 #include "runtime/session/ModuleAbi.h"
 
@@ -58,7 +59,8 @@ llvm::StructType *markerSiteType(llvm::LLVMContext &c) {
     return t;
   llvm::Type *ptr = llvm::PointerType::getUnqual(c), *i32 = llvm::Type::getInt32Ty(c),
              *i64 = llvm::Type::getInt64Ty(c);
-  return llvm::StructType::create(c, {ptr, ptr, ptr, i64, i64, i32, i32, i64}, "sonde_marker_site");
+  return llvm::StructType::create(c, {ptr, ptr, ptr, i64, i64, i32, i32, i32, i32, i64},
+                                  "sonde_marker_site");
 }
 
 } // namespace
@@ -121,7 +123,8 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
               {offsetof(sonde_marker_site, binary), offsetof(sonde_marker_site, provider),
                offsetof(sonde_marker_site, name), offsetof(sonde_marker_site, pc),
                offsetof(sonde_marker_site, semaphore), offsetof(sonde_marker_site, nop_size),
-               offsetof(sonde_marker_site, probe_index), offsetof(sonde_marker_site, load_bias)},
+               offsetof(sonde_marker_site, probe_index), offsetof(sonde_marker_site, vector_save),
+               offsetof(sonde_marker_site, reserved), offsetof(sonde_marker_site, load_bias)},
               sizeof(sonde_marker_site)) &&
       mirrors(dl, locTy,
               {offsetof(sonde_location, kind), offsetof(sonde_location, text),
@@ -173,17 +176,25 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                   str(p.pp), str(p.pn), handlers[i], optionalStr(p.processPath)}));
   }
   std::vector<llvm::Constant *> sites;
+  std::map<std::string, std::unique_ptr<SiteVectorAnalysis>> vectorAnalyses; // by binary
   for (size_t i = 0; i < facts.probes().size(); ++i) {
     const EmittedProbe &p = facts.probes()[i];
     if (!p.probe->markerSite)
       continue;
     const probes::marker::CatalogSite &s = *p.probe->markerSite;
-    uint32_t nop = s.site.nop == probes::marker::SiteNop::FiveByte ? 5 : 1;
-    sites.push_back(
-        llvm::ConstantStruct::get(siteTy, {str(s.binary), str(s.site.provider), str(s.site.name),
-                                           llvm::ConstantInt::get(i64, s.site.pc),
-                                           llvm::ConstantInt::get(i64, s.site.semaphore), u32(nop),
-                                           u32(i), llvm::ConstantInt::get(i64, 0)}));
+    bool jump = s.site.nop == probes::marker::SiteNop::FiveByte;
+    SiteVectorSave save = SiteVectorSave::Full; // the trap path saves everything anyway
+    if (jump) {
+      std::unique_ptr<SiteVectorAnalysis> &a = vectorAnalyses[s.binary];
+      if (!a)
+        a = std::make_unique<SiteVectorAnalysis>(s.binary);
+      save = a->saveFor(s.site.pc);
+    }
+    sites.push_back(llvm::ConstantStruct::get(
+        siteTy, {str(s.binary), str(s.site.provider), str(s.site.name),
+                 llvm::ConstantInt::get(i64, s.site.pc),
+                 llvm::ConstantInt::get(i64, s.site.semaphore), u32(jump ? 5 : 1), u32(i),
+                 u32(static_cast<uint32_t>(save)), u32(0), llvm::ConstantInt::get(i64, 0)}));
   }
   llvm::Constant *siteTable = llvm::ConstantPointerNull::get(b.ptrTy());
   if (!sites.empty()) {

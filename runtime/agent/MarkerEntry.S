@@ -12,12 +12,16 @@
  * sonde_agent_stub_dispatch(frame) on a 16-byte aligned stack. Matched call/ret,
  * so the return predicts.
  *
- * Vector state (sonde_agent_xstate_mode, XState.cpp): registers 0-15 at the
- * widest size the CPU has: xmm (movdqa), ymm (vmovdqa) or zmm (vmovdqa64), since
- * libc's AVX2 routines end in vzeroupper, which clears the upper halves of all
- * of them. No XINUSE test (xgetbv costs more than the stores it would save).
- * The opmask registers and zmm16-31, which glibc's EVEX routines use, are not
- * saved: AVX-512 code keeping them live across a marker is not protected.
+ * Vector state, sonde_agent_marker_entry (sonde_agent_xstate_mode, XState.cpp):
+ * registers 0-15 at the widest size the CPU has: xmm (movdqa), ymm (vmovdqa)
+ * or zmm (vmovdqa64), since libc's AVX2 routines end in vzeroupper, which
+ * clears the upper halves of all of them. No XINUSE test (xgetbv costs more
+ * than the stores it would save). The opmask registers and zmm16-31, which
+ * glibc's EVEX routines use, are not saved: AVX-512 code keeping them live
+ * across a marker is not protected.
+ * sonde_agent_marker_entry_sse saves xmm0-15 only (legacy SSE moves leave the
+ * upper halves alone), for sites where sonde found that nothing wider can be
+ * live (compiler/codegen/SiteVectorAnalysis.h): a fraction of the stores.
  *
  * Flags are not restored: GCC and clang treat every x86 asm statement, the
  * marker's included, as clobbering them, and popfq is slow. The frame still
@@ -38,12 +42,8 @@
         .endr
         .endm
 
-        .text
-        .globl  sonde_agent_marker_entry
-        .hidden sonde_agent_marker_entry
-        .type   sonde_agent_marker_entry, @function
-        .p2align 4
-sonde_agent_marker_entry:
+/* Pushes the general registers as a sonde_marker_frame; %rbx = the frame. */
+        .macro  push_frame
         pushq   %rax
         leaq    16+128(%rsp), %rax      /* the marker's %rsp */
         pushq   %rax
@@ -64,18 +64,10 @@ sonde_agent_marker_entry:
         pushq   %r15
         movq    %rsp, %rbx              /* the frame; callee-saved across dispatch */
         cld
-        movzbl  sonde_agent_xstate_mode(%rip), %eax
-        cmpl    $1, %eax
-        je      .Lymm
-        ja      .Lzmm
-        vector_call movdqa, xmm, 16
-        jmp     .Lrestore
-.Lymm:
-        vector_call vmovdqa, ymm, 32
-        jmp     .Lrestore
-.Lzmm:
-        vector_call vmovdqa64, zmm, 64
-.Lrestore:
+        .endm
+
+/* Pops the frame pushed by push_frame and returns to the stub. */
+        .macro  pop_frame
         movq    %rbx, %rsp
         popq    %r15
         popq    %r14
@@ -94,6 +86,38 @@ sonde_agent_marker_entry:
         addq    $16, %rsp               /* the flags and the saved %rsp */
         popq    %rax
         ret
+        .endm
+
+        .text
+        .globl  sonde_agent_marker_entry
+        .hidden sonde_agent_marker_entry
+        .type   sonde_agent_marker_entry, @function
+        .p2align 4
+sonde_agent_marker_entry:
+        push_frame
+        movzbl  sonde_agent_xstate_mode(%rip), %eax
+        cmpl    $1, %eax
+        je      .Lymm
+        ja      .Lzmm
+        vector_call movdqa, xmm, 16
+        jmp     .Lrestore
+.Lymm:
+        vector_call vmovdqa, ymm, 32
+        jmp     .Lrestore
+.Lzmm:
+        vector_call vmovdqa64, zmm, 64
+.Lrestore:
+        pop_frame
         .size   sonde_agent_marker_entry, .-sonde_agent_marker_entry
+
+        .globl  sonde_agent_marker_entry_sse
+        .hidden sonde_agent_marker_entry_sse
+        .type   sonde_agent_marker_entry_sse, @function
+        .p2align 4
+sonde_agent_marker_entry_sse:
+        push_frame
+        vector_call movdqa, xmm, 16
+        pop_frame
+        .size   sonde_agent_marker_entry_sse, .-sonde_agent_marker_entry_sse
 
         .section .note.GNU-stack, "", @progbits

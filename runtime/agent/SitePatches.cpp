@@ -11,6 +11,7 @@
 #include <new>
 
 extern "C" void sonde_agent_marker_entry();
+extern "C" void sonde_agent_marker_entry_sse();
 
 namespace sonde::agent {
 
@@ -73,7 +74,8 @@ bool initPatching(std::string *error) {
   return installTrapHandler(error);
 }
 
-PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, MarkerHook *hook, std::string *error) {
+PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, MarkerHook *hook,
+                        std::string *error) {
   std::lock_guard<std::recursive_mutex> g(lock);
   PatchedSite *site = trapSiteAt(address);
   if (site && site->hook.load()) {
@@ -84,14 +86,18 @@ PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, MarkerHook *hook, s
     *error = "no " + std::to_string(nopSize) + "-byte marker NOP at " + hexAddress(address);
     return nullptr;
   }
-  if (!site || site->nopSize != nopSize) {
+  if (nopSize != 5)
+    save = VectorSave::Full;
+  if (!site || site->nopSize != nopSize || site->save != save) {
     site = new PatchedSite;
     site->address = address;
     site->nopSize = nopSize;
+    site->save = save;
     std::memcpy(site->original, reinterpret_cast<const void *>(address), nopSize);
     if (nopSize == 5) {
-      site->stub =
-          makeStub(address, reinterpret_cast<uintptr_t>(&sonde_agent_marker_entry), site, error);
+      auto entry =
+          save == VectorSave::Sse ? &sonde_agent_marker_entry_sse : &sonde_agent_marker_entry;
+      site->stub = makeStub(address, reinterpret_cast<uintptr_t>(entry), site, error);
       if (!site->stub) {
         delete site;
         return nullptr;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/session/MarkerAbi.h"
+#include "runtime/session/ModuleAbi.h"
 
 #include <atomic>
 #include <cstdint>
@@ -17,11 +18,17 @@ struct MarkerHook {
   void (*fire)(MarkerHook *self, sonde_marker_frame *frame, bool fromTrap);
 };
 
+// What the 5-byte entry saves around the handler (sonde_vector_save, decided by
+// sonde from the code around the site): registers 0-15 at the CPU's widest
+// vector size, or xmm0-15 where nothing wider can be live.
+enum class VectorSave : uint32_t { Full = SONDE_VECTOR_SAVE_FULL, Sse = SONDE_VECTOR_SAVE_SSE };
+
 // One site ever patched in this process. Never freed: a stub or a pending trap
 // may still reach it after it was detached.
 struct PatchedSite {
   uintptr_t address = 0;
   uint32_t nopSize = 0;
+  VectorSave save = VectorSave::Full;
   uint8_t original[5] = {};
   std::atomic<MarkerHook *> hook{nullptr}; // null: reaching the site does nothing
   uint8_t *stub = nullptr;                 // 5-byte sites
@@ -32,9 +39,11 @@ struct PatchedSite {
 bool initPatching(std::string *error);
 
 // Patches the `nopSize`-byte NOP at `address` (5: `0f 1f 44 00 00`, 1: `90`) so
-// that reaching it calls hook->fire. Null (and error) if the bytes there are not
-// that NOP or no stub fits near it.
-PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, MarkerHook *hook, std::string *error);
+// that reaching it calls hook->fire, with `save` preserved around it (5-byte
+// sites; the trap path saves everything). Null (and error) if the bytes there
+// are not that NOP or no stub fits near it.
+PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, MarkerHook *hook,
+                        std::string *error);
 
 // Restores the NOP. Threads already in the stub or trapping finish harmlessly.
 void detachSite(PatchedSite *site);

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define SONDE_MODULE_ABI_VERSION 3u
+#define SONDE_MODULE_ABI_VERSION 4u
 #define SONDE_MODULE_SYMBOL "sonde_module"
 
 /* What kind of event runs a probe. */
@@ -50,6 +50,14 @@ typedef struct sonde_probe_desc {
   const char *process_path;
 } sonde_probe_desc;
 
+/* Which vector state a 5-byte site's entry saves around the handler. sonde
+ * decides it from the machine code around the site (compiler/codegen/
+ * SiteVectorAnalysis.h): SSE when no wider state can be live there. */
+enum sonde_vector_save {
+  SONDE_VECTOR_SAVE_FULL = 0, /* registers 0-15 at the widest size the CPU has */
+  SONDE_VECTOR_SAVE_SSE = 1,  /* xmm0-15 only */
+};
+
 /* One marker site a probe was compiled for (process(...).mark(...)). The agent
  * finds `binary` among the objects the target has loaded (also later, through
  * dlopen), checks the NOP at `pc`, and attaches the site's probe there.
@@ -63,6 +71,8 @@ typedef struct sonde_marker_site {
   uint64_t semaphore;   /* link-time address of its unsigned short semaphore; 0: none */
   uint32_t nop_size;    /* 5: sonde/sdt.h NOP (patched jump); 1: sys/sdt.h NOP (trap) */
   uint32_t probe_index; /* the probe that runs here (sonde_module_desc::probes) */
+  uint32_t vector_save; /* enum sonde_vector_save: what the 5-byte entry preserves */
+  uint32_t reserved;
   /* Written by the agent before it enables the site: runtime address minus
    * link-time address of `binary`. Generated code adds it to the link-time
    * addresses of symbols an argument names ("8@counter(%rip)"). */

@@ -127,10 +127,11 @@ protected:
     return sites_.at(name).nop == probes::marker::SiteNop::FiveByte ? 5 : 1;
   }
 
-  PatchedSite *attach(const std::string &name, CheckingHook &hook) {
+  PatchedSite *attach(const std::string &name, CheckingHook &hook,
+                      VectorSave save = VectorSave::Full) {
     hook.site = &sites_.at(name);
     std::string error;
-    PatchedSite *p = attachSite(address(name), nopSize(name), &hook.hook, &error);
+    PatchedSite *p = attachSite(address(name), nopSize(name), save, &hook.hook, &error);
     EXPECT_NE(p, nullptr) << name << ": " << error;
     return p;
   }
@@ -189,6 +190,16 @@ TEST_F(SitePatchTest, VectorStateSurvivesTheHandler) {
   detachSite(c);
   detachSite(d);
   EXPECT_EQ(xmm.events.load(), 1u);
+
+  // The lean entry (sites where sonde found nothing wider live) keeps xmm0-15.
+  CheckingHook lean;
+  lean.clobberVectors = true;
+  PatchedSite *e = attach("xmm", lean, VectorSave::Sse);
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->stub, c->stub); // its own stub, calling the other entry
+  EXPECT_EQ(agent_fire_all_xmm(11), 0);
+  detachSite(e);
+  EXPECT_EQ(lean.events.load(), 1u);
 }
 
 TEST_F(SitePatchTest, StockMarkerGoesThroughTheTrap) {
@@ -212,9 +223,9 @@ TEST_F(SitePatchTest, RejectsBytesThatAreNotTheNop) {
   hook.site = &sites_.at("regs");
   std::string error;
   // One byte into the 5-byte NOP is not a NOP start.
-  EXPECT_EQ(attachSite(address("regs") + 1, 5, &hook.hook, &error), nullptr);
+  EXPECT_EQ(attachSite(address("regs") + 1, 5, VectorSave::Full, &hook.hook, &error), nullptr);
   EXPECT_NE(error.find("NOP"), std::string::npos) << error;
-  EXPECT_EQ(attachSite(address("regs"), 1, &hook.hook, &error), nullptr);
+  EXPECT_EQ(attachSite(address("regs"), 1, VectorSave::Full, &hook.hook, &error), nullptr);
 }
 
 // Threads run every marker while the main thread patches and unpatches them:
