@@ -3,6 +3,8 @@
 // text records, two streams and a loss; the classes it defines and its names.
 #include "runtime/session/CtfRecordSink.h"
 
+#include "TraceTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <vector>
 
 using namespace sonde::session;
+using namespace sonde::testing;
 
 namespace {
 
@@ -31,65 +34,6 @@ TraceSchema makeSchema() {
                                    &error);
   EXPECT_TRUE(schema) << error;
   return std::move(*schema);
-}
-
-class TraceDir {
-public:
-  TraceDir() {
-    char pattern[] = "/tmp/sonde-ctf-sink-XXXXXX";
-    path_ = ::mkdtemp(pattern);
-  }
-  ~TraceDir() { std::filesystem::remove_all(path_); }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-};
-
-std::string readFile(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-struct Babeltrace {
-  bool ran = false;
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-// Times as seconds since the epoch: output independent of the time zone.
-Babeltrace runBabeltrace(const std::string &dir) {
-  Babeltrace result;
-  if (std::system("command -v babeltrace2 >/dev/null 2>&1") != 0)
-    return result;
-  result.ran = true;
-  std::string err = dir + ".stderr";
-  std::string command = "babeltrace2 --clock-seconds --no-delta '" + dir + "' 2>'" + err + "'";
-  FILE *pipe = ::popen(command.c_str(), "r");
-  if (!pipe)
-    return result;
-  char chunk[65536];
-  while (size_t n = std::fread(chunk, 1, sizeof chunk, pipe))
-    result.out.append(chunk, n);
-  result.status = ::pclose(pipe);
-  result.err = readFile(err);
-  std::filesystem::remove(err);
-  return result;
-}
-
-SondeFormatArg str(const char *s) {
-  SondeFormatArg a;
-  a.s = s;
-  return a;
-}
-
-SondeFormatArg num(int64_t i) {
-  SondeFormatArg a;
-  a.i = i;
-  return a;
 }
 
 void feed(RecordSink &sink, const TraceSchema &schema, RecordOrigin origin, uint64_t reading,
@@ -124,7 +68,7 @@ TEST(RecordSinkCtf, BabeltraceReadsEventsTextAndLosses) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/stream_7"));
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/stream_9"));
 
-  Babeltrace read = runBabeltrace(dir.path());
+  Babeltrace read = runBabeltrace(dir.path(), "--clock-seconds");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
   ASSERT_EQ(read.status, 0) << read.err;

@@ -2,6 +2,8 @@
 // escaping (always valid JSON and UTF-8), and when output is written.
 #include "runtime/session/JsonRecordSink.h"
 
+#include "TraceTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <vector>
 
 using namespace sonde::session;
+using namespace sonde::testing;
 
 namespace {
 
@@ -51,18 +54,6 @@ TraceEvent eventOf(const TraceSchema &schema, uint32_t id, uint64_t reading,
   return TraceEvent{{7, 42, 43}, reading, id, schema.type(id), args.data()};
 }
 
-SondeFormatArg str(const char *s) {
-  SondeFormatArg a;
-  a.s = s;
-  return a;
-}
-
-SondeFormatArg num(int64_t i) {
-  SondeFormatArg a;
-  a.i = i;
-  return a;
-}
-
 // What `python3 -c CODE` prints for `input` on its stdin ("" without python3).
 std::string python(const std::string &code, const std::string &input) {
   if (std::system("command -v python3 >/dev/null 2>&1") != 0)
@@ -72,14 +63,8 @@ std::string python(const std::string &code, const std::string &input) {
   std::string path = pattern;
   ::close(fd);
   std::ofstream(path, std::ios::binary) << input;
-  std::string command = "PYTHONIOENCODING=utf-8 python3 -c '" + code + "' < '" + path + "' 2>&1";
-  std::string output;
-  if (FILE *pipe = ::popen(command.c_str(), "r")) {
-    char chunk[4096];
-    while (size_t n = std::fread(chunk, 1, sizeof chunk, pipe))
-      output.append(chunk, n);
-    ::pclose(pipe);
-  }
+  std::string output =
+      commandOutput("PYTHONIOENCODING=utf-8 python3 -c '" + code + "' < '" + path + "' 2>&1");
   std::filesystem::remove(path);
   return output;
 }

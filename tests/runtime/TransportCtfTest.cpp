@@ -2,6 +2,8 @@
 // and the writer's refusals.
 #include "runtime/transport/CtfWriter.h"
 
+#include "TraceTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,60 +21,11 @@
 #include <vector>
 
 using namespace sonde::transport;
+using namespace sonde::testing;
 
 namespace {
 
 const CtfClock kClock{"monotonic", 1000000000, 1700000000, 0};
-
-// A fresh directory for one trace, removed afterwards.
-class TraceDir {
-public:
-  TraceDir() {
-    char pattern[] = "/tmp/sonde-ctf-XXXXXX";
-    path_ = ::mkdtemp(pattern);
-  }
-  ~TraceDir() { std::filesystem::remove_all(path_); }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-};
-
-struct Babeltrace {
-  bool ran = false;
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string readFile(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Raw cycle timestamps (or seconds since the epoch) and no deltas: output
-// independent of the time zone.
-Babeltrace runBabeltrace(const std::string &dir, const char *clockOption = "--clock-cycles") {
-  Babeltrace result;
-  if (std::system("command -v babeltrace2 >/dev/null 2>&1") != 0)
-    return result;
-  result.ran = true;
-  std::string err = dir + ".stderr";
-  std::string command =
-      std::string("babeltrace2 ") + clockOption + " --no-delta '" + dir + "' 2>'" + err + "'";
-  FILE *pipe = ::popen(command.c_str(), "r");
-  if (!pipe)
-    return result;
-  char chunk[65536];
-  while (size_t n = std::fread(chunk, 1, sizeof chunk, pipe))
-    result.out.append(chunk, n);
-  result.status = ::pclose(pipe);
-  result.err = readFile(err);
-  std::filesystem::remove(err);
-  return result;
-}
 
 std::vector<std::string> lines(const std::string &text) {
   std::vector<std::string> out;
@@ -144,7 +97,7 @@ TEST(TransportCtf, BabeltraceReadsTwoStreamsMergedByTimestamp) {
   EXPECT_EQ(std::filesystem::file_size(dir.path() + "/stream_1") % CtfStream::kPacketSize, 0u);
   EXPECT_GE(std::filesystem::file_size(dir.path() + "/stream_1"), 2 * CtfStream::kPacketSize);
 
-  Babeltrace read = runBabeltrace(dir.path());
+  Babeltrace read = runBabeltrace(dir.path(), "--clock-cycles");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
   ASSERT_EQ(read.status, 0) << read.err;
@@ -177,7 +130,7 @@ TEST(TransportCtf, BabeltraceReportsDiscardedEvents) {
   ASSERT_TRUE(writer->discarded(3, 8, &error)) << error;
   ASSERT_TRUE(writer->close(&error)) << error;
 
-  Babeltrace read = runBabeltrace(dir.path());
+  Babeltrace read = runBabeltrace(dir.path(), "--clock-cycles");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
   ASSERT_EQ(read.status, 0) << read.err;
@@ -204,7 +157,7 @@ TEST(TransportCtf, BabeltraceReadsAnEventLargerThanAPacket) {
   ASSERT_TRUE(writer->write(5, 30, 0, small, &error)) << error;
   ASSERT_TRUE(writer->close(&error)) << error;
 
-  Babeltrace read = runBabeltrace(dir.path());
+  Babeltrace read = runBabeltrace(dir.path(), "--clock-cycles");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
   ASSERT_EQ(read.status, 0) << read.err;
@@ -223,7 +176,7 @@ TEST(TransportCtf, StringsEndAtTheirFirstNul) {
   ASSERT_TRUE(writer->write(0, 1, 0, values, &error)) << error;
   ASSERT_TRUE(writer->close(&error)) << error;
 
-  Babeltrace read = runBabeltrace(dir.path());
+  Babeltrace read = runBabeltrace(dir.path(), "--clock-cycles");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
   EXPECT_EQ(read.out, stamp(1) + "open: { nr = -5, path = \"kept\" }\n") << read.err;
@@ -358,7 +311,7 @@ TEST(TransportCtf, RefusesWhatWouldMakeABadTrace) {
   ASSERT_TRUE(writer->close(&error)) << error;
   EXPECT_FALSE(writer->write(0, 6, 0, good, &error));
 
-  Babeltrace read = runBabeltrace(dir.path() + "/a");
+  Babeltrace read = runBabeltrace(dir.path() + "/a", "--clock-cycles");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
   EXPECT_EQ(read.out, stamp(4) + "open: { nr = 1, path = \"p\" }\n" + stamp(5) +

@@ -23,50 +23,24 @@ using namespace sonde::transport;
 
 namespace {
 
-// Parses each batch, checks per-producer order (exactly +1, or increasing when
-// losses are allowed) and that a batch holds exactly its `records` whole records.
-struct Delivery {
-  Delivery(uint32_t producers, bool gapsAllowed)
-      : last(producers, -1), count(producers, 0), gapsAllowed(gapsAllowed) {}
+// Checks each batch's records (TestRecordOrder) and that a batch holds exactly
+// its `records`; notes which stream carried each producer's batches.
+struct Delivery : TestRecordOrder {
+  using TestRecordOrder::TestRecordOrder;
 
   NetlinkConsumer::Sink sink() {
     return [this](const NetlinkBatch &batch) { take(batch); };
   }
 
   void take(const NetlinkBatch &batch) {
-    const char *data = batch.data;
-    uint32_t size = batch.size, records = 0;
-    while (size > 0) {
-      TestRecord rec;
-      if (size < sizeof rec) {
-        ++malformed;
-        return;
-      }
-      std::memcpy(&rec, data, sizeof rec);
-      if (rec.size < sizeof rec || rec.size > size || rec.producer >= last.size()) {
-        ++malformed;
-        return;
-      }
-      auto seq = int64_t(rec.seq);
-      if (gapsAllowed ? seq <= last[rec.producer] : seq != last[rec.producer] + 1)
-        ++disorder;
-      last[rec.producer] = seq;
-      ++count[rec.producer];
-      ++delivered;
-      ++records;
+    uint32_t records = TestRecordOrder::take(batch.data, batch.size, [&](const TestRecord &rec) {
       streams[rec.producer].insert(batch.stream);
-      data += rec.size;
-      size -= rec.size;
-    }
+    });
     if (records != batch.records)
       ++malformed;
   }
 
-  std::vector<int64_t> last;
-  std::vector<uint64_t> count;
   std::map<uint32_t, std::set<NetlinkStreamId>> streams;
-  bool gapsAllowed;
-  uint64_t delivered = 0, malformed = 0, disorder = 0;
 };
 
 NetlinkChannel makeChannel(NetlinkConfig config) {

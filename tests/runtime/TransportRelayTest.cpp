@@ -21,43 +21,13 @@ using namespace sonde::transport;
 
 namespace {
 
-// Parses what the consumer hands over and checks per-producer order: each chunk
-// must hold whole records only (no padding, no cut record).
-struct Delivery {
-  Delivery(uint32_t producers, bool gapsAllowed)
-      : last(producers, -1), count(producers, 0), gapsAllowed(gapsAllowed) {}
+// What the consumer hands over, checked record by record (TestRecordOrder).
+struct Delivery : TestRecordOrder {
+  using TestRecordOrder::TestRecordOrder;
 
   RelayConsumer::Sink sink() {
-    return [this](const RelayChunk &c) { take(c.data, c.size); };
+    return [this](const RelayChunk &c) { take(c.data, c.size, [](const TestRecord &) {}); };
   }
-
-  void take(const char *data, uint32_t size) {
-    while (size > 0) {
-      TestRecord rec;
-      if (size < sizeof rec) {
-        ++malformed;
-        return;
-      }
-      std::memcpy(&rec, data, sizeof rec);
-      if (rec.size < sizeof rec || rec.size > size || rec.producer >= last.size()) {
-        ++malformed;
-        return;
-      }
-      auto seq = int64_t(rec.seq);
-      if (gapsAllowed ? seq <= last[rec.producer] : seq != last[rec.producer] + 1)
-        ++disorder;
-      last[rec.producer] = seq;
-      ++count[rec.producer];
-      ++delivered;
-      data += rec.size;
-      size -= rec.size;
-    }
-  }
-
-  std::vector<int64_t> last;
-  std::vector<uint64_t> count;
-  bool gapsAllowed;
-  uint64_t delivered = 0, malformed = 0, disorder = 0;
 };
 
 RelayChannel makeChannel(RelayConfig config) {
