@@ -78,9 +78,18 @@ void CtfRecordSink::event(const TraceEvent &e) {
   // last (a thread moved to a CPU whose TSC lags) or before the epoch keeps the
   // stream's last time instead.
   int64_t ns = sonde_trace_clock_to_realtime_ns(&clock_, e.reading);
-  uint64_t &last = lastTimestamp_[e.origin.stream];
-  last = std::max(last, static_cast<uint64_t>(std::max<int64_t>(ns, 0)));
-  if (!writer_->write(e.origin.stream, last, e.id, values_, &error_))
+  StreamState &stream = streams_[e.origin.stream];
+  if (!stream.named || stream.pid != e.origin.pid || stream.tid != e.origin.tid) {
+    if (!writer_->setStreamThread(e.origin.stream, static_cast<int32_t>(e.origin.pid),
+                                  static_cast<int32_t>(e.origin.tid), &error_)) {
+      fail();
+      return;
+    }
+    stream = {stream.lastTimestamp, e.origin.pid, e.origin.tid, true};
+  }
+  stream.lastTimestamp =
+      std::max(stream.lastTimestamp, static_cast<uint64_t>(std::max<int64_t>(ns, 0)));
+  if (!writer_->write(e.origin.stream, stream.lastTimestamp, e.id, values_, &error_))
     fail();
 }
 

@@ -44,7 +44,14 @@ private:
   const TraceSchema &schema_;
   sonde_trace_clock clock_;
   std::unordered_set<uint32_t> defined_;
-  std::unordered_map<uint64_t, uint64_t> lastTimestamp_; // per stream
+  // Per stream: its last timestamp, and the thread writing it now (a relay
+  // ring passes to another thread when its thread ends).
+  struct StreamState {
+    uint64_t lastTimestamp = 0;
+    uint32_t pid = 0, tid = 0;
+    bool named = false;
+  };
+  std::unordered_map<uint64_t, StreamState> streams_;
   std::vector<transport::CtfValue> values_;
   std::string error_; // the first failure
 };

@@ -81,6 +81,7 @@ std::string ctfMetadataText(const CtfTraceDescription &trace) {
   std::string out = "/* CTF 1.8 */\n\n"
                     "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
                     "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+                    "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
                     "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
                     "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n\n";
   // The packet and event layouts below are the ones CtfStream.cpp writes.
@@ -101,7 +102,9 @@ std::string ctfMetadataText(const CtfTraceDescription &trace) {
          "\t\tsonde_clock_t timestamp_begin;\n\t\tsonde_clock_t timestamp_end;\n"
          "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
          "\t\tuint64_t events_discarded;\n\t\tuint64_t packet_seq_num;\n\t};\n"
-         "\tevent.header := struct {\n\t\tuint32_t id;\n\t\tsonde_clock_t timestamp;\n\t};\n};\n\n";
+         "\tevent.header := struct {\n\t\tuint32_t id;\n\t\tsonde_clock_t timestamp;\n\t};\n"
+         // LTTng-UST's names, which Trace Compass's thread views read.
+         "\tevent.context := struct {\n\t\tint32_t _vpid;\n\t\tint32_t _vtid;\n\t};\n};\n\n";
   for (const CtfEventClass &event : trace.events)
     appendEvent(out, event);
   return out;

@@ -22,7 +22,8 @@ constexpr size_t kDiscardedAt = 64;
 constexpr size_t kSequenceAt = 72;
 constexpr size_t kEventsAt = 80;
 constexpr uint32_t kMagic = 0xC1FC1FC1;
-constexpr size_t kEventHeaderSize = sizeof(uint32_t) + sizeof(uint64_t);
+// The event header (id, timestamp) and context (vpid, vtid).
+constexpr size_t kEventHeaderSize = sizeof(uint32_t) + sizeof(uint64_t) + 2 * sizeof(int32_t);
 
 size_t stringSize(std::string_view text) {
   size_t nul = text.find('\0');
@@ -67,6 +68,8 @@ bool CtfStream::write(uint64_t timestamp, uint32_t eventId, std::span<const CtfV
   ++events_;
   put(&eventId, sizeof eventId);
   put(&timestamp, sizeof timestamp);
+  put(&pid_, sizeof pid_);
+  put(&tid_, sizeof tid_);
   for (const CtfValue &value : values) {
     if (value.kind == CtfFieldKind::String) {
       size_t length = stringSize(value.text) - 1;

@@ -40,6 +40,12 @@ public:
   // not go backwards within a stream: readers reject such a trace.
   bool write(uint64_t timestamp, uint32_t eventId, std::span<const CtfValue> values,
              std::string *error);
+  // The process and thread whose events this stream holds: every later event
+  // carries them as its context (vpid, vtid). 0 until set.
+  void setThread(int32_t pid, int32_t tid) {
+    pid_ = pid;
+    tid_ = tid;
+  }
   // Counts events the producer lost; the next packet written reports the total.
   void addDiscarded(uint64_t count) { discarded_ += count; }
   // Writes the open packet if it holds events or an unreported loss.
@@ -65,6 +71,8 @@ private:
   uint64_t discarded_ = 0;
   uint64_t discardedReported_ = 0;
   uint64_t sequence_ = 0;
+  int32_t pid_ = 0;
+  int32_t tid_ = 0;
 };
 
 } // namespace sonde::transport

@@ -174,6 +174,14 @@ bool CtfWriter::write(uint64_t streamId, uint64_t timestamp, uint32_t eventId,
   return target && target->write(timestamp, eventId, values, error);
 }
 
+bool CtfWriter::setStreamThread(uint64_t streamId, int32_t pid, int32_t tid, std::string *error) {
+  CtfStream *target = stream(streamId, error);
+  if (!target)
+    return false;
+  target->setThread(pid, tid);
+  return true;
+}
+
 bool CtfWriter::discarded(uint64_t streamId, uint64_t count, std::string *error) {
   CtfStream *target = stream(streamId, error);
   if (!target)

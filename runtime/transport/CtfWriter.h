@@ -33,6 +33,9 @@ public:
   // cycles and must not go backwards within a stream.
   bool write(uint64_t streamId, uint64_t timestamp, uint32_t eventId,
              std::span<const CtfValue> values, std::string *error);
+  // Names the process and thread of producer `streamId`'s events (their
+  // vpid/vtid context; 0 until named).
+  bool setStreamThread(uint64_t streamId, int32_t pid, int32_t tid, std::string *error);
   // Records that producer `streamId` lost `count` more events; readers report
   // them where the next packet of that stream ends.
   bool discarded(uint64_t streamId, uint64_t count, std::string *error);

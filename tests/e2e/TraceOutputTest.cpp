@@ -11,6 +11,9 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
@@ -99,12 +102,33 @@ TEST(TraceOutput, CtfTraceReadByBabeltrace) {
   auto bt = test::runProcess("/usr/bin/babeltrace2", {ctf}, dir.path(), std::chrono::seconds(60));
   ASSERT_TRUE(bt.exited && bt.exitCode == 0) << bt.stderrText;
   std::string mark = "process(\"" + std::string(E2E_THREADS) + "\").mark(\"tick\"): ";
-  EXPECT_NE(bt.stdoutText.find(mark + "{ thread = 3, seq = 7000, tag = \"q\\\"t\" }"),
+  EXPECT_NE(bt.stdoutText.find("}, { thread = 3, seq = 7000, tag = \"q\\\"t\" }"),
             std::string::npos)
       << bt.stdoutText.substr(0, 800);
-  EXPECT_NE(bt.stdoutText.find("begin: { begin = \"here\" }"), std::string::npos);
-  EXPECT_NE(bt.stdoutText.find("text: { text = \"end\\n\" }"), std::string::npos);
+  EXPECT_NE(bt.stdoutText.find("begin: { vpid = "), std::string::npos);
+  EXPECT_NE(bt.stdoutText.find("}, { begin = \"here\" }"), std::string::npos);
+  EXPECT_NE(bt.stdoutText.find("}, { text = \"end\\n\" }"), std::string::npos);
   EXPECT_EQ(std::count(bt.stdoutText.begin(), bt.stdoutText.end(), '\n'), 42);
+  // Every event names its process and thread: the target's four threads in
+  // one process, each firing thread its own tid; begin ran in sonde.
+  std::regex tick(R"(\{ vpid = (\d+), vtid = (\d+) \}, \{ thread = (\d+),)");
+  std::set<std::string> pids, tids;
+  std::map<std::string, std::set<std::string>> tidsOfThread;
+  std::istringstream lines(bt.stdoutText);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (line.find(mark) == std::string::npos || !std::regex_search(line, m, tick))
+      continue;
+    pids.insert(m[1]);
+    tids.insert(m[2]);
+    tidsOfThread[m[3]].insert(m[2]);
+  }
+  ASSERT_EQ(pids.size(), 1u) << bt.stdoutText.substr(0, 800);
+  EXPECT_EQ(tids.size(), 4u);
+  EXPECT_EQ(tids.count(*pids.begin()), 0u) << "the firing threads are not the main thread";
+  for (const auto &[thread, ids] : tidsOfThread)
+    EXPECT_EQ(ids.size(), 1u) << "thread " << thread;
+  EXPECT_EQ(bt.stdoutText.find("begin: { vpid = " + *pids.begin() + ","), std::string::npos);
 }
 
 TEST(TraceOutput, RotatedTextFilesKeepTheNewest) {

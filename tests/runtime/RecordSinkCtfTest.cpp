@@ -58,6 +58,8 @@ TEST(RecordSinkCtf, BabeltraceReadsEventsTextAndLosses) {
   sink->lost(b, 5);
   feed(*sink, schema, a, 1500, 4, {num(-1), str("x")});
   feed(*sink, schema, b, 1600, text, {str("bye")});
+  // Stream 9's ring passes to another thread: its later events carry that one.
+  feed(*sink, schema, RecordOrigin{9, 42, 45}, 1700, 2, {num(6)});
   sink->flush();
   ASSERT_TRUE(sink->close(&error)) << error;
 
@@ -72,20 +74,21 @@ TEST(RecordSinkCtf, BabeltraceReadsEventsTextAndLosses) {
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
   ASSERT_EQ(read.status, 0) << read.err;
-  EXPECT_EQ(read.out, "[1732250000.000000100] " + kProbe +
-                          ": { pid = 42, comm = \"abc\" }\n"
-                          "[1732250000.000000200] printf_1: { arg1 = \"f\", arg2 = 12 }\n"
-                          "[1732250000.000000300] text: { text = \"hello \\\"world\\\"\\n\" }\n"
-                          "[1732250000.000000300] " +
-                          kProbe +
-                          " #2: { n = 5 }\n"
-                          "[1732250000.000000400] " +
-                          kProbe +
-                          ": { pid = -7, comm = \"two\\nlines\" }\n"
-                          "[1732250000.000000500] " +
-                          kProbe +
-                          " #4: { again = -1, string = \"x\" }\n"
-                          "[1732250000.000000600] text: { text = \"bye\" }\n");
+  // Each event carries its stream's process and thread (vpid, vtid).
+  const std::string threadA = "{ vpid = 42, vtid = 43 }, ", threadB = "{ vpid = 42, vtid = 44 }, ";
+  EXPECT_EQ(
+      read.out,
+      "[1732250000.000000100] " + kProbe + ": " + threadA +
+          "{ pid = 42, comm = \"abc\" }\n"
+          "[1732250000.000000200] printf_1: " +
+          threadB + "{ arg1 = \"f\", arg2 = 12 }\n" + "[1732250000.000000300] text: " + threadA +
+          "{ text = \"hello \\\"world\\\"\\n\" }\n"
+          "[1732250000.000000300] " +
+          kProbe + " #2: " + threadA + "{ n = 5 }\n" + "[1732250000.000000400] " + kProbe + ": " +
+          threadB + "{ pid = -7, comm = \"two\\nlines\" }\n" + "[1732250000.000000500] " + kProbe +
+          " #4: " + threadA + "{ again = -1, string = \"x\" }\n" +
+          "[1732250000.000000600] text: " + threadB + "{ text = \"bye\" }\n" +
+          "[1732250000.000000700] " + kProbe + " #2: { vpid = 42, vtid = 45 }, { n = 6 }\n");
   EXPECT_NE(read.err.find("Tracer discarded 5 events"), std::string::npos) << read.err;
   EXPECT_NE(read.err.find("stream ID: 9)"), std::string::npos) << read.err;
   EXPECT_EQ(read.err.find("stream ID: 7)"), std::string::npos) << read.err;

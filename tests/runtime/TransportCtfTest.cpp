@@ -72,7 +72,10 @@ TEST(TransportCtf, BabeltraceReadsTwoStreamsMergedByTimestamp) {
   ASSERT_TRUE(writer->defineEvent(9, "work \"done\"", kWorkFields, &error)) << error;
 
   // Stream 1 gets even timestamps, stream 2 odd ones, so the merge has one
-  // answer; each stream is written whole before the other.
+  // answer; each stream is written whole before the other. Both name their
+  // thread, which every event carries.
+  ASSERT_TRUE(writer->setStreamThread(1, 100, 101, &error)) << error;
+  ASSERT_TRUE(writer->setStreamThread(2, 100, 102, &error)) << error;
   constexpr int kEvents = 3000;
   std::vector<std::pair<uint64_t, std::string>> expected;
   for (int i = 0; i < kEvents; ++i) {
@@ -80,8 +83,9 @@ TEST(TransportCtf, BabeltraceReadsTwoStreamsMergedByTimestamp) {
     const std::string &path = kPaths[i % std::size(kPaths)];
     std::vector<CtfValue> values{int64_t{-i}, path};
     ASSERT_TRUE(writer->write(1, timestamp, 0, values, &error)) << error;
-    expected.emplace_back(timestamp, stamp(timestamp) + "open: { nr = " + std::to_string(-i) +
-                                         ", path = " + shown(path) + " }");
+    expected.emplace_back(timestamp, stamp(timestamp) +
+                                         "open: { vpid = 100, vtid = 101 }, { nr = " +
+                                         std::to_string(-i) + ", path = " + shown(path) + " }");
   }
   for (int i = 0; i < kEvents; ++i) {
     uint64_t timestamp = 22 * static_cast<uint64_t>(i) + 1;
@@ -89,8 +93,9 @@ TEST(TransportCtf, BabeltraceReadsTwoStreamsMergedByTimestamp) {
     std::string text = "step " + std::to_string(i);
     std::vector<CtfValue> values{text, delta};
     ASSERT_TRUE(writer->write(2, timestamp, 9, values, &error)) << error;
-    expected.emplace_back(timestamp, stamp(timestamp) + "work \"done\": { string = " + shown(text) +
-                                         ", _delta = " + std::to_string(delta) + " }");
+    expected.emplace_back(
+        timestamp, stamp(timestamp) + "work \"done\": { vpid = 100, vtid = 102 }, { string = " +
+                       shown(text) + ", _delta = " + std::to_string(delta) + " }");
   }
   ASSERT_TRUE(writer->close(&error)) << error;
   // Several fixed-size packets per stream.
@@ -161,9 +166,11 @@ TEST(TransportCtf, BabeltraceReadsAnEventLargerThanAPacket) {
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
   ASSERT_EQ(read.status, 0) << read.err;
-  EXPECT_EQ(read.out, stamp(10) + "open: { nr = 1, path = \"small\" }\n" + stamp(20) +
-                          "open: { nr = 2, path = " + shown(large) + " }\n" + stamp(30) +
-                          "open: { nr = 1, path = \"small\" }\n");
+  // A stream whose thread was never named: zeros.
+  const std::string open = "open: { vpid = 0, vtid = 0 }, ";
+  EXPECT_EQ(read.out, stamp(10) + open + "{ nr = 1, path = \"small\" }\n" + stamp(20) + open +
+                          "{ nr = 2, path = " + shown(large) + " }\n" + stamp(30) + open +
+                          "{ nr = 1, path = \"small\" }\n");
 }
 
 TEST(TransportCtf, StringsEndAtTheirFirstNul) {
@@ -179,7 +186,8 @@ TEST(TransportCtf, StringsEndAtTheirFirstNul) {
   Babeltrace read = runBabeltrace(dir.path(), "--clock-cycles");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
-  EXPECT_EQ(read.out, stamp(1) + "open: { nr = -5, path = \"kept\" }\n") << read.err;
+  EXPECT_EQ(read.out, stamp(1) + "open: { vpid = 0, vtid = 0 }, { nr = -5, path = \"kept\" }\n")
+      << read.err;
 }
 
 TEST(TransportCtf, BabeltraceAppliesTheClockFrequencyAndOffset) {
@@ -197,7 +205,9 @@ TEST(TransportCtf, BabeltraceAppliesTheClockFrequencyAndOffset) {
   Babeltrace read = runBabeltrace(dir.path(), "--clock-seconds");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
-  EXPECT_EQ(read.out, "[1700000002.000000000] tick: \n[1700000002.000000001] tick: \n") << read.err;
+  EXPECT_EQ(read.out, "[1700000002.000000000] tick: { vpid = 0, vtid = 0 }\n"
+                      "[1700000002.000000001] tick: { vpid = 0, vtid = 0 }\n")
+      << read.err;
 }
 
 template <typename T> T at(const std::string &bytes, size_t offset) {
@@ -215,6 +225,7 @@ TEST(TransportCtf, PacketLayout) {
   ASSERT_TRUE(writer->defineEvent(6, "open", kOpenFields, &error)) << error;
   std::vector<CtfValue> first{int64_t{-2}, ""};
   std::vector<CtfValue> second{int64_t{3}, "ab"};
+  ASSERT_TRUE(writer->setStreamThread(12, 7, -9, &error)) << error;
   ASSERT_TRUE(writer->write(12, 100, 6, first, &error)) << error;
   ASSERT_TRUE(writer->write(12, 250, 6, second, &error)) << error;
   ASSERT_TRUE(writer->discarded(12, 3, &error)) << error;
@@ -249,7 +260,7 @@ TEST(TransportCtf, PacketLayout) {
   EXPECT_EQ(at<uint64_t>(bytes, 72), 0u);      // packet_seq_num
 
   const size_t p = 80;
-  const size_t events = 2 * (4 + 8 + 8) + 1 + 3;
+  const size_t events = 2 * (4 + 8 + 4 + 4 + 8) + 1 + 3;
   EXPECT_EQ(at<uint64_t>(bytes, p + 32), 100u);
   EXPECT_EQ(at<uint64_t>(bytes, p + 40), 250u);
   EXPECT_EQ(at<uint64_t>(bytes, p + 48), (80 + events) * 8);
@@ -259,14 +270,17 @@ TEST(TransportCtf, PacketLayout) {
   size_t e = p + 80;
   EXPECT_EQ(at<uint32_t>(bytes, e), 6u);
   EXPECT_EQ(at<uint64_t>(bytes, e + 4), 100u);
-  EXPECT_EQ(at<int64_t>(bytes, e + 12), -2);
-  EXPECT_EQ(bytes[e + 20], '\0');
-  e += 21;
+  EXPECT_EQ(at<int32_t>(bytes, e + 12), 7);  // vpid
+  EXPECT_EQ(at<int32_t>(bytes, e + 16), -9); // vtid
+  EXPECT_EQ(at<int64_t>(bytes, e + 20), -2);
+  EXPECT_EQ(bytes[e + 28], '\0');
+  e += 29;
   EXPECT_EQ(at<uint32_t>(bytes, e), 6u);
   EXPECT_EQ(at<uint64_t>(bytes, e + 4), 250u);
-  EXPECT_EQ(at<int64_t>(bytes, e + 12), 3);
-  EXPECT_EQ(bytes.substr(e + 20, 3), std::string("ab\0", 3));
-  EXPECT_EQ(bytes.find_first_not_of('\0', e + 23), std::string::npos); // zero padding
+  EXPECT_EQ(at<int32_t>(bytes, e + 12), 7);
+  EXPECT_EQ(at<int64_t>(bytes, e + 20), 3);
+  EXPECT_EQ(bytes.substr(e + 28, 3), std::string("ab\0", 3));
+  EXPECT_EQ(bytes.find_first_not_of('\0', e + 31), std::string::npos); // zero padding
 }
 
 TEST(TransportCtf, MetadataDeclaresTheClockAndEscapesNames) {
@@ -281,6 +295,8 @@ TEST(TransportCtf, MetadataDeclaresTheClockAndEscapesNames) {
   EXPECT_NE(text.find("trace_name = \"t\\\"n\";"), std::string::npos);
   EXPECT_NE(text.find("name = \"a\\012b\\\\\\\"c\";"), std::string::npos);
   EXPECT_NE(text.find("string _event;"), std::string::npos);
+  EXPECT_NE(text.find("event.context := struct {\n\t\tint32_t _vpid;\n\t\tint32_t _vtid;"),
+            std::string::npos);
 }
 
 TEST(TransportCtf, RefusesWhatWouldMakeABadTrace) {
@@ -314,8 +330,8 @@ TEST(TransportCtf, RefusesWhatWouldMakeABadTrace) {
   Babeltrace read = runBabeltrace(dir.path() + "/a", "--clock-cycles");
   if (!read.ran)
     GTEST_SKIP() << "babeltrace2 is not installed";
-  EXPECT_EQ(read.out, stamp(4) + "open: { nr = 1, path = \"p\" }\n" + stamp(5) +
-                          "open: { nr = 1, path = \"p\" }\n")
+  const std::string event = "open: { vpid = 0, vtid = 0 }, { nr = 1, path = \"p\" }\n";
+  EXPECT_EQ(read.out, stamp(4) + event + stamp(5) + event)
       << read.err;
 }
 
