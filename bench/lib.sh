@@ -105,6 +105,17 @@ write_section() {
   mv "$report.new" "$report"
 }
 
+# The first failing run's command and error lines (first.err), if any run failed.
+first_failure() {
+  [ -s first.err ] || return 0
+  echo
+  echo "First failure:"
+  echo
+  echo '```'
+  cat first.err
+  echo '```'
+}
+
 # The header every section starts with: date, machine, commit, binary.
 section_header() {
   echo "Run $(date -u '+%F %H:%M UTC') on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')),"

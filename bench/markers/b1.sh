@@ -229,14 +229,7 @@ done
       "Sonde relay (-b) / LTTng-UST = $(ratio "${ns_per_event[tool_sonde_relay_binary,$t]:-n/a}" "${ns_per_event[tool_lttng,$t]:-n/a}");" \
       "relay / netlink (-b) = $(ratio "${ns_per_event[tool_sonde_relay_binary,$t]:-n/a}" "${ns_per_event[tool_sonde_netlink_binary,$t]:-n/a}")"
   done
-  if [ -s first.err ]; then
-    echo
-    echo "First failure:"
-    echo
-    echo '```'
-    cat first.err
-    echo '```'
-  fi
+  first_failure
 } >> "$section"
 write_section b1 "$section"
 cat "$section"

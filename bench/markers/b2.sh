@@ -98,14 +98,7 @@ section=$tmp/b2.md
     over=$(awk -v a="$ns" -v b="$base" 'BEGIN { if (a == "failed") print "n/a"; else printf "%.2f", a - b }')
     echo "| $label | $iterations | $ns | $over | $goal |"
   done
-  echo
-  if [ -s first.err ]; then
-    echo "First failure:"
-    echo
-    echo '```'
-    cat first.err
-    echo '```'
-  fi
+  first_failure
 } > "$section"
 write_section b2 "$section"
 cat "$section"

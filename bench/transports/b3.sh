@@ -324,14 +324,7 @@ relay_buffer=16
     echo
     sed 's/^/- /' checks
   fi
-  if [ -s first.err ]; then
-    echo
-    echo "First failure:"
-    echo
-    echo '```'
-    cat first.err
-    echo '```'
-  fi
+  first_failure
 } >> "$section"
 write_section b3 "$section"
 cat "$section"
