@@ -175,10 +175,6 @@ typedef struct SondeHistogram {
   const int64_t *buckets;
 } SondeHistogram;
 
-// The bucket a value lands in.
-int32_t sonde_hist_log_bucket(int64_t value);
-int32_t sonde_hist_linear_bucket(int64_t value, int64_t start, int64_t interval,
-                                 int32_t bucket_count);
 // The smallest value of log bucket `bucket` (its row label).
 int64_t sonde_hist_log_bucket_value(int32_t bucket);
 // Buckets of @hist_linear(s, start, stop, interval) including under- and overflow,

@@ -3,6 +3,7 @@
 // compiled against the same bucket counts; stap's BPF runtime cannot print
 // histograms, so stap-ref could not be used here.
 #include "runtime/format/FormatAbi.h"
+#include "runtime/values/StatAccumulator.h"
 
 #include <gtest/gtest.h>
 
@@ -156,12 +157,14 @@ struct Hist {
     x.h.interval = interval;
     return x;
   }
+  // Where the aggregates (runtime/values) put v.
   void add(int64_t v, int64_t times = 1) {
-    const int32_t b = h.kind == SONDE_HIST_LOG
-                          ? sonde_hist_log_bucket(v)
-                          : sonde_hist_linear_bucket(v, h.start, h.interval,
-                                                     static_cast<int32_t>(buckets.size()));
-    buckets.at(static_cast<size_t>(b)) += times;
+    sonde::values::StatShape shape{};
+    shape.histKind = h.kind == SONDE_HIST_LOG ? SONDE_STAT_HIST_LOG : SONDE_STAT_HIST_LINEAR;
+    shape.buckets = static_cast<uint32_t>(buckets.size());
+    shape.low = h.start;
+    shape.width = h.interval;
+    buckets.at(sonde::values::histogramBucket(shape, v)) += times;
   }
   std::string print(int64_t elision = SONDE_HIST_ELISION) {
     h.buckets = buckets.data();
@@ -181,15 +184,16 @@ struct Hist {
 };
 
 TEST(FormatHistogram, LogBuckets) {
-  EXPECT_EQ(sonde_hist_log_bucket(0), 64);
-  EXPECT_EQ(sonde_hist_log_bucket(1), 65);
-  EXPECT_EQ(sonde_hist_log_bucket(2), 66);
-  EXPECT_EQ(sonde_hist_log_bucket(3), 66);
-  EXPECT_EQ(sonde_hist_log_bucket(4), 67);
-  EXPECT_EQ(sonde_hist_log_bucket(LLONG_MAX), 127);
-  EXPECT_EQ(sonde_hist_log_bucket(-1), 63);
-  EXPECT_EQ(sonde_hist_log_bucket(-3), 62);
-  EXPECT_EQ(sonde_hist_log_bucket(LLONG_MIN), 0);
+  using sonde::values::logHistogramBucket;
+  EXPECT_EQ(logHistogramBucket(0), 64u);
+  EXPECT_EQ(logHistogramBucket(1), 65u);
+  EXPECT_EQ(logHistogramBucket(2), 66u);
+  EXPECT_EQ(logHistogramBucket(3), 66u);
+  EXPECT_EQ(logHistogramBucket(4), 67u);
+  EXPECT_EQ(logHistogramBucket(LLONG_MAX), 127u);
+  EXPECT_EQ(logHistogramBucket(-1), 63u);
+  EXPECT_EQ(logHistogramBucket(-3), 62u);
+  EXPECT_EQ(logHistogramBucket(LLONG_MIN), 0u);
   EXPECT_EQ(sonde_hist_log_bucket_value(64), 0);
   EXPECT_EQ(sonde_hist_log_bucket_value(65), 1);
   EXPECT_EQ(sonde_hist_log_bucket_value(127), 1LL << 62);
@@ -204,13 +208,19 @@ TEST(FormatHistogram, LinearBuckets) {
   EXPECT_EQ(sonde_hist_linear_bucket_count(0, 1000, -5), 0);
   EXPECT_EQ(sonde_hist_linear_bucket_count(0, 125, 1), 128);
   EXPECT_EQ(sonde_hist_linear_bucket_count(0, 126, 1), 0); // over STP_MAX_BUCKETS
-  EXPECT_EQ(sonde_hist_linear_bucket(-1, 0, 100, 13), 0);  // underflow
-  EXPECT_EQ(sonde_hist_linear_bucket(0, 0, 100, 13), 1);
-  EXPECT_EQ(sonde_hist_linear_bucket(99, 0, 100, 13), 1);
-  EXPECT_EQ(sonde_hist_linear_bucket(1000, 0, 100, 13), 11);
-  EXPECT_EQ(sonde_hist_linear_bucket(1100, 0, 100, 13), 12); // overflow
-  EXPECT_EQ(sonde_hist_linear_bucket(LLONG_MAX, 0, 100, 13), 12);
-  EXPECT_EQ(sonde_hist_linear_bucket(LLONG_MIN, 0, 100, 13), 0);
+  sonde::values::StatShape shape{};
+  shape.histKind = SONDE_STAT_HIST_LINEAR;
+  shape.buckets = 13;
+  shape.low = 0;
+  shape.width = 100;
+  auto bucket = [&](int64_t v) { return sonde::values::histogramBucket(shape, v); };
+  EXPECT_EQ(bucket(-1), 0u); // underflow
+  EXPECT_EQ(bucket(0), 1u);
+  EXPECT_EQ(bucket(99), 1u);
+  EXPECT_EQ(bucket(1000), 11u);
+  EXPECT_EQ(bucket(1100), 12u); // overflow
+  EXPECT_EQ(bucket(LLONG_MAX), 12u);
+  EXPECT_EQ(bucket(LLONG_MIN), 0u);
 }
 
 TEST(FormatHistogram, SquaresAsLogAndLinear) {
