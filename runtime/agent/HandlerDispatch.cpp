@@ -132,9 +132,9 @@ bool enter(AgentThread *t) {
   return false;
 }
 
-void run(AgentThread *t, uint32_t index, const void *probeData) {
-  session::runHandler(*runtime, t->state, runtime->module->probe(index).handler, index, maxAction,
-                      probeData, session::FlushPolicy::WhenFull);
+void run(AgentThread *t, sonde_handler_fn handler, uint32_t index, const void *probeData) {
+  session::runHandler(*runtime, t->state, handler, index, maxAction, probeData,
+                      session::FlushPolicy::WhenFull);
   if (!t->dirty.load(std::memory_order_relaxed))
     t->dirty.store(1, std::memory_order_relaxed);
 }
@@ -143,8 +143,8 @@ void flushBuffers(AgentThread *t) { t->state.flushOutput(*runtime->output); }
 
 // The body of every marker hit: inlined into fireSite so that a hit costs one
 // call from the stub's entry to the handler.
-__attribute__((always_inline)) inline void runOnThisThread(uint32_t index, const void *probeData,
-                                                           bool fromTrap) {
+__attribute__((always_inline)) inline void runOnThisThread(sonde_handler_fn handler, uint32_t index,
+                                                           const void *probeData, bool fromTrap) {
   if (!accepting.load(std::memory_order_relaxed))
     return;
   AgentThread *t = current;
@@ -152,7 +152,7 @@ __attribute__((always_inline)) inline void runOnThisThread(uint32_t index, const
     return;
   if (!enter(t))
     return;
-  run(t, index, probeData);
+  run(t, handler, index, probeData);
   t->inHandler.store(0, std::memory_order_release);
 }
 
@@ -179,12 +179,12 @@ void initDispatch(session::Runtime &rt) {
 }
 
 void runProbeHere(uint32_t index, const void *probeData, bool fromTrap) {
-  runOnThisThread(index, probeData, fromTrap);
+  runOnThisThread(runtime->module->probe(index).handler, index, probeData, fromTrap);
 }
 
 void fireSite(MarkerHook *hook, sonde_marker_frame *frame, bool fromTrap) {
   const AgentSite &site = *reinterpret_cast<const AgentSite *>(hook);
-  runOnThisThread(site.desc->probe_index, frame, fromTrap);
+  runOnThisThread(site.handler, site.probeIndex, frame, fromTrap);
 }
 
 void runLifecycle(sonde_probe_kind kind) {

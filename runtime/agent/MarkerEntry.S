@@ -23,9 +23,9 @@
  * upper halves alone), for sites where sonde found that nothing wider can be
  * live (compiler/codegen/SiteVectorAnalysis.h): a fraction of the stores.
  *
- * Flags are not restored: GCC and clang treat every x86 asm statement, the
- * marker's included, as clobbering them, and popfq is slow. The frame still
- * records them.
+ * Flags are neither saved nor restored: GCC and clang treat every x86 asm
+ * statement, the marker's included, as clobbering them, and no `$argN` can name
+ * them (pushfq and popfq are microcoded and slow).
  */
 /* Saves registers 0-15 of one vector width (`size` bytes each, aligned) below
  * the frame, calls the dispatch with the frame, restores them. */
@@ -47,7 +47,6 @@
         pushq   %rax
         leaq    16+128(%rsp), %rax      /* the marker's %rsp */
         pushq   %rax
-        pushfq
         pushq   %rcx
         pushq   %rdx
         pushq   %rsi
@@ -83,7 +82,7 @@
         popq    %rsi
         popq    %rdx
         popq    %rcx
-        addq    $16, %rsp               /* the flags and the saved %rsp */
+        addq    $8, %rsp                /* the saved %rsp */
         popq    %rax
         ret
         .endm

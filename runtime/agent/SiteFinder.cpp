@@ -64,6 +64,8 @@ SiteSet::SiteSet(sonde_module_desc &module, void (*fire)(MarkerHook *, sonde_mar
   for (uint32_t i = 0; i < module.marker_site_count; ++i) {
     sites_[i].hook.fire = fire;
     sites_[i].desc = &module.marker_sites[i];
+    sites_[i].probeIndex = module.marker_sites[i].probe_index;
+    sites_[i].handler = module.probes[module.marker_sites[i].probe_index].handler;
   }
 }
 

@@ -15,6 +15,9 @@ namespace sonde::agent {
 
 struct AgentSite {
   MarkerHook hook; // first: the hook pointer is the site pointer
+  // The probe this site runs, copied from the module so a hit loads them at once.
+  uint32_t probeIndex = 0;
+  sonde_handler_fn handler = nullptr;
   sonde_marker_site *desc = nullptr;
   PatchedSite *patch = nullptr; // null: not attached
   uintptr_t semaphore = 0;      // runtime address, 0 none

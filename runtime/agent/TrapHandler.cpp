@@ -35,7 +35,7 @@ sonde_marker_frame frameFrom(const greg_t *g, uintptr_t site) {
   f.r15 = g[REG_R15], f.r14 = g[REG_R14], f.r13 = g[REG_R13], f.r12 = g[REG_R12];
   f.rbp = g[REG_RBP], f.rbx = g[REG_RBX], f.r11 = g[REG_R11], f.r10 = g[REG_R10];
   f.r9 = g[REG_R9], f.r8 = g[REG_R8], f.rdi = g[REG_RDI], f.rsi = g[REG_RSI];
-  f.rdx = g[REG_RDX], f.rcx = g[REG_RCX], f.rflags = g[REG_EFL], f.rsp = g[REG_RSP];
+  f.rdx = g[REG_RDX], f.rcx = g[REG_RCX], f.rsp = g[REG_RSP];
   f.rax = g[REG_RAX];
   f.return_address = site;
   return f;

@@ -18,7 +18,6 @@ extern "C" {
 
 typedef struct sonde_marker_frame {
   uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8, rdi, rsi, rdx, rcx;
-  uint64_t rflags;
   uint64_t rsp; /* at the marker */
   uint64_t rax;
   /* Trampoline: the return address into the site's stub. Trap path: the
