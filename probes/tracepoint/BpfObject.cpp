@@ -1,0 +1,251 @@
+#include "probes/tracepoint/BpfObject.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <vector>
+
+namespace sonde::probes::tracepoint {
+
+namespace {
+
+// libbpf reports through a process-wide print callback: while one of our calls
+// runs, its warnings are collected here instead of going to stderr.
+std::mutex libbpfLock;
+std::string *libbpfMessages = nullptr;
+
+int collectLibbpfMessage(enum libbpf_print_level level, const char *format, va_list args) {
+  if (level == LIBBPF_DEBUG || !libbpfMessages)
+    return 0;
+  char line[1024];
+  int n = std::vsnprintf(line, sizeof line, format, args);
+  if (n > 0)
+    libbpfMessages->append(line, std::min<size_t>(static_cast<size_t>(n), sizeof line - 1));
+  return 0;
+}
+
+// Holds libbpfLock and routes libbpf's messages into `messages` for its lifetime.
+class LibbpfMessages {
+public:
+  LibbpfMessages() : guard_(libbpfLock) {
+    libbpfMessages = &text;
+    previous_ = libbpf_set_print(collectLibbpfMessage);
+  }
+  ~LibbpfMessages() {
+    libbpf_set_print(previous_);
+    libbpfMessages = nullptr;
+  }
+  std::string text;
+
+private:
+  std::lock_guard<std::mutex> guard_;
+  libbpf_print_fn_t previous_;
+};
+
+// The last `count` non-empty lines of `text`.
+std::string lastLines(const std::string &text, size_t count) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty())
+      lines.push_back(line);
+  size_t from = lines.size() > count ? lines.size() - count : 0;
+  std::string out;
+  for (size_t i = from; i < lines.size(); ++i)
+    out += "\n  " + lines[i];
+  return out;
+}
+
+bool permissionDenied(int err) { return err == EPERM || err == EACCES; }
+
+// Why an operation failed: missing privileges in one line, else the system's
+// reason and libbpf's last lines.
+std::string failure(int err, const std::string &messages, size_t lines) {
+  if (permissionDenied(err))
+    return ": kernel probes need root (CAP_BPF and CAP_PERFMON)";
+  return std::string(": ") + std::strerror(err) + lastLines(messages, lines);
+}
+
+// libbpf resolves tracepoint ids through tracefs at /sys/kernel/tracing.
+bool ensureTracefs(std::string *error) {
+  if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
+      access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+    return true;
+  if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0)
+    return true;
+  *error = std::string("cannot attach to tracepoints: tracefs is not mounted at "
+                       "/sys/kernel/tracing and mounting it failed: ") +
+           std::strerror(errno);
+  return false;
+}
+
+} // namespace
+
+struct BpfObject::Impl {
+  std::vector<uint8_t> image; // libbpf keeps pointers into it until load
+  std::string name;
+  bpf_object *object = nullptr;
+  std::vector<bpf_link *> links;
+  std::vector<std::unique_ptr<char[]>> logs; // one verifier log per program
+  bool loaded = false;
+
+  ~Impl() {
+    for (bpf_link *l : links)
+      bpf_link__destroy(l);
+    if (object)
+      bpf_object__close(object);
+  }
+
+  // The internal map holding global section `section` (".bss", ...).
+  bpf_map *globalMap(const std::string &section) const {
+    bpf_map *map = nullptr;
+    bpf_object__for_each_map(map, object) {
+      std::string mapName = bpf_map__name(map);
+      if (bpf_map__is_internal(map) && mapName.size() >= section.size() &&
+          mapName.compare(mapName.size() - section.size(), section.size(), section) == 0)
+        return map;
+    }
+    return nullptr;
+  }
+
+  // Bytes [offset, offset + size) of global section `section`, or null (error set).
+  char *globalBytes(const std::string &section, size_t offset, size_t size, std::string *error) {
+    bpf_map *map = globalMap(section);
+    size_t total = 0;
+    const void *data = map ? bpf_map__initial_value(map, &total) : nullptr;
+    if (!data) {
+      *error = name + ": no global section " + section;
+      return nullptr;
+    }
+    if (offset > total || size > total - offset) {
+      *error = name + ": bytes " + std::to_string(offset) + "+" + std::to_string(size) +
+               " are outside " + section + " (" + std::to_string(total) + " bytes)";
+      return nullptr;
+    }
+    // Before load, libbpf's writable copy of the section's initial image.
+    return const_cast<char *>(static_cast<const char *>(data)) + offset;
+  }
+};
+
+BpfObject::BpfObject(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+BpfObject::~BpfObject() = default;
+
+std::unique_ptr<BpfObject> BpfObject::open(std::span<const uint8_t> image, const std::string &name,
+                                           std::string *error) {
+  auto impl = std::make_unique<Impl>();
+  impl->image.assign(image.begin(), image.end());
+  impl->name = name;
+  LibbpfMessages messages;
+  bpf_object_open_opts opts{};
+  opts.sz = sizeof opts;
+  opts.object_name = impl->name.c_str();
+  impl->object = bpf_object__open_mem(impl->image.data(), impl->image.size(), &opts);
+  if (!impl->object) {
+    int err = errno;
+    *error = name + ": not a loadable BPF object" + failure(err, messages.text, 3);
+    return nullptr;
+  }
+  return std::unique_ptr<BpfObject>(new BpfObject(std::move(impl)));
+}
+
+bool BpfObject::setGlobal(const std::string &section, size_t offset, const void *data, size_t size,
+                          std::string *error) {
+  if (impl_->loaded) {
+    *error = impl_->name + ": " + section + " can only be set before loading";
+    return false;
+  }
+  char *bytes = impl_->globalBytes(section, offset, size, error);
+  if (!bytes)
+    return false;
+  std::memcpy(bytes, data, size);
+  return true;
+}
+
+bool BpfObject::load(std::string *error) {
+  constexpr size_t kLogSize = 1 << 20;
+  bpf_program *program = nullptr;
+  bpf_object__for_each_program(program, impl_->object) {
+    impl_->logs.push_back(std::make_unique<char[]>(kLogSize));
+    impl_->logs.back()[0] = '\0';
+    bpf_program__set_log_buf(program, impl_->logs.back().get(), kLogSize);
+  }
+  LibbpfMessages messages;
+  if (bpf_object__load(impl_->object) != 0) {
+    int err = errno;
+    // The program the verifier refused is the one with a log.
+    bpf_object__for_each_program(program, impl_->object) {
+      size_t size = 0;
+      const char *log = bpf_program__log_buf(program, &size);
+      if (log && *log) {
+        *error = impl_->name + ": the kernel's verifier refused program '" +
+                 bpf_program__name(program) + "':" + lastLines(log, 8);
+        return false;
+      }
+    }
+    *error = impl_->name + ": cannot load" + failure(err, messages.text, 3);
+    return false;
+  }
+  impl_->loaded = true;
+  return true;
+}
+
+bool BpfObject::attach(std::string *error) {
+  if (!impl_->loaded) {
+    *error = impl_->name + ": not loaded";
+    return false;
+  }
+  if (!ensureTracefs(error))
+    return false;
+  LibbpfMessages messages;
+  bpf_program *program = nullptr;
+  bpf_object__for_each_program(program, impl_->object) {
+    bpf_link *link = bpf_program__attach(program);
+    if (!link) {
+      int err = errno;
+      *error = impl_->name + ": cannot attach program '" + bpf_program__name(program) + "' (" +
+               bpf_program__section_name(program) + ")" + failure(err, messages.text, 2);
+      detach();
+      return false;
+    }
+    impl_->links.push_back(link);
+  }
+  return true;
+}
+
+bool BpfObject::readGlobal(const std::string &section, size_t offset, void *out, size_t size,
+                           std::string *error) {
+  if (!impl_->loaded) {
+    *error = impl_->name + ": not loaded";
+    return false;
+  }
+  if (!impl_->globalBytes(section, offset, size, error))
+    return false;
+  // The section is the one value of a one-entry array map.
+  bpf_map *map = impl_->globalMap(section);
+  std::vector<char> value(bpf_map__value_size(map));
+  const uint32_t key = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(map), &key, value.data()) != 0) {
+    *error = impl_->name + ": reading " + section + ": " + std::strerror(errno);
+    return false;
+  }
+  std::memcpy(out, value.data() + offset, size);
+  return true;
+}
+
+void BpfObject::detach() {
+  for (bpf_link *l : impl_->links)
+    bpf_link__destroy(l);
+  impl_->links.clear();
+}
+
+} // namespace sonde::probes::tracepoint

@@ -1,0 +1,57 @@
+// A BPF object file (ELF, as LLVM's BPF back end emits it) in the kernel: its
+// maps created, its programs verified and loaded, each attached to the
+// tracepoint its section names ("tracepoint/SYSTEM/EVENT"), its global data
+// (.bss, .data, .rodata) written before load and read while it runs. Detached
+// and unloaded when destroyed. Loading needs root (CAP_BPF and CAP_PERFMON);
+// the kernel accounts BPF memory to the cgroup, so RLIMIT_MEMLOCK is left alone.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+struct bpf_object;
+
+namespace sonde::probes::tracepoint {
+
+class BpfObject {
+public:
+  // Opens the object in `image` (copied) without loading it; `name` names it in
+  // messages. Null, with a one-line reason, for a malformed object.
+  static std::unique_ptr<BpfObject> open(std::span<const uint8_t> image, const std::string &name,
+                                         std::string *error);
+  ~BpfObject();
+  BpfObject(const BpfObject &) = delete;
+  BpfObject &operator=(const BpfObject &) = delete;
+
+  // Before load(): writes `size` bytes at `offset` of global section `section`
+  // (".bss", ".data", ".rodata").
+  bool setGlobal(const std::string &section, size_t offset, const void *data, size_t size,
+                 std::string *error);
+
+  // Creates the maps and loads every program. A program the verifier refuses
+  // gives its name and the verifier's last lines; missing privileges give one
+  // line saying what is needed.
+  bool load(std::string *error);
+
+  // Attaches every program to the tracepoint its section names (mounting
+  // tracefs if it is not). On failure nothing stays attached.
+  bool attach(std::string *error);
+
+  // After load(): reads `size` bytes at `offset` of a writable global section
+  // (.bss, .data) as the programs leave them.
+  bool readGlobal(const std::string &section, size_t offset, void *out, size_t size,
+                  std::string *error);
+
+  // Detaches every program (load() state is kept: globals stay readable).
+  void detach();
+
+private:
+  struct Impl;
+  explicit BpfObject(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sonde::probes::tracepoint
