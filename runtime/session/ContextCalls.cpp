@@ -1,6 +1,6 @@
 // The sonde_context calls of ContextAbi.h: errors, output, exit.
-#include "runtime/session/ContextAbi.h"
 #include "runtime/session/BuiltinAbi.h"
+#include "runtime/session/ContextAbi.h"
 #include "runtime/session/RecordWriter.h"
 #include "runtime/session/Runtime.h"
 
@@ -33,6 +33,34 @@ void setError(sonde_context *ctx, const char *message, uint32_t loc, bool uncatc
   ctx->error_location = loc;
 }
 
+// printf formatted here, into the thread's text buffer (the text transport, and
+// formats records cannot carry). Out of line: the record path stays small.
+[[gnu::noinline]] void printfAsText(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args,
+                                    uint32_t loc) {
+  Runtime &rt = runtimeOf(ctx);
+  OutputBuffer &buf = *threadOf(ctx).output;
+  // Text: gettimeofday_ns() arguments were left for the record's time; read it.
+  const SondeFormatSpec &spec = rt.module->format(fmt);
+  SondeFormatArg timed[64];
+  if (uint64_t time = rt.module->formatTimeArgs(fmt)) {
+    uint32_t count = std::min<uint32_t>(spec.arg_count, 64);
+    std::copy_n(args, count, timed);
+    int64_t now = sonde_fn_gettimeofday_ns_0(ctx, loc);
+    for (uint32_t i = 0; i < count; ++i)
+      if (time >> i & 1)
+        timed[i].i = now;
+    args = timed;
+  }
+  SondeFormatError err{};
+  char *out = buf.reserve(SONDE_PRINT_BUFFER_SIZE, *rt.output);
+  size_t n = sonde_format_print(&spec, args, out, SONDE_PRINT_BUFFER_SIZE, nullptr, &err);
+  if (err.message) {
+    setError(ctx, err.message, loc, false);
+    return;
+  }
+  buf.commit(n);
+}
+
 } // namespace
 
 extern "C" {
@@ -61,35 +89,16 @@ void sonde_error_take(sonde_context *ctx, char *out) {
 }
 
 void sonde_out_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args, uint32_t loc) {
-  Runtime &rt = runtimeOf(ctx);
   ThreadState &ts = threadOf(ctx);
-  OutputBuffer &buf = *ts.output;
   // A record transport: the format id and the raw arguments; the consumer formats.
-  if (const sonde_record_desc *desc = ts.records ? rt.records->schema->desc(fmt) : nullptr) {
-    buf.flushRecords(); // earlier text first
-    ts.records->write(fmt, *desc, args);
-    return;
+  if (ts.records) {
+    if (const sonde_record_desc *desc = runtimeOf(ctx).records->schema->desc(fmt)) {
+      ts.output->flushRecords(); // earlier text first
+      ts.records->write(fmt, *desc, args);
+      return;
+    }
   }
-  // Text: gettimeofday_ns() arguments were left for the record's time; read it.
-  const SondeFormatSpec &spec = rt.module->format(fmt);
-  SondeFormatArg timed[64];
-  if (uint64_t time = rt.module->formatTimeArgs(fmt)) {
-    uint32_t count = std::min<uint32_t>(spec.arg_count, 64);
-    std::copy_n(args, count, timed);
-    int64_t now = sonde_fn_gettimeofday_ns_0(ctx, loc);
-    for (uint32_t i = 0; i < count; ++i)
-      if (time >> i & 1)
-        timed[i].i = now;
-    args = timed;
-  }
-  SondeFormatError err{};
-  char *out = buf.reserve(SONDE_PRINT_BUFFER_SIZE, *rt.output);
-  size_t n = sonde_format_print(&spec, args, out, SONDE_PRINT_BUFFER_SIZE, nullptr, &err);
-  if (err.message) {
-    setError(ctx, err.message, loc, false);
-    return;
-  }
-  buf.commit(n);
+  printfAsText(ctx, fmt, args, loc);
 }
 
 void sonde_out_sprintf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args, char *out,
