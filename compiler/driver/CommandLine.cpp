@@ -231,7 +231,8 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
        }},
       {"subbuf-size",
        [&](const std::string &v) {
-         // A power of two, 4 KiB to 64 MiB, with an optional k/K or m/M suffix.
+         // A power of two up to 64 MiB, with an optional k/K or m/M suffix (the
+         // transport's own bounds are checked once the transport is known).
          int64_t n = 0;
          std::string digits = v;
          int64_t unit = 1;
@@ -240,8 +241,8 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
          else if (!digits.empty() && (digits.back() == 'm' || digits.back() == 'M'))
            unit = 1024 * 1024, digits.pop_back();
          if (!parseInt(digits, n) || n < 1 || n > (int64_t{64} << 20) / unit ||
-             (n * unit & (n * unit - 1)) != 0 || n * unit < 4096) {
-           error = "option --subbuf-size: expected a power of two from 4K to 64M, got '" + v + "'";
+             (n * unit & (n * unit - 1)) != 0) {
+           error = "option --subbuf-size: expected a power of two up to 64M, got '" + v + "'";
            return false;
          }
          cl.subbufSize = static_cast<uint32_t>(n * unit);

@@ -155,6 +155,8 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
   r.subbufCount = cl.subbufCount;
   if (r.netlink && cl.subbufSize > (64u << 10))
     return std::string("option --subbuf-size: a netlink message carries at most 64K");
+  if (!r.netlink && cl.subbufSize && cl.subbufSize < 4096)
+    return std::string("option --subbuf-size: relay sub-buffers are 4K to 64M");
   if (r.netlink && cl.subbufCount)
     return std::string("option --num-subbuf is for the relay transport (netlink queues "
                        "messages in its socket: size it with -s)");

@@ -36,10 +36,10 @@ bool checkConfig(const NetlinkConfig &config, std::string *error) {
   return true;
 }
 
-// The sender's buffer must hold one whole message (netlink refuses a message
-// larger than sk_sndbuf - 32 with EMSGSIZE).
-bool sizeSendBuffer(int fd, const NetlinkConfig &config, std::string *error) {
-  int bytes = int(kNetlinkHeadersSize + config.messageBytes + 4096);
+// The sender's buffer must hold the largest message (netlink refuses a message
+// larger than sk_sndbuf - 32 with EMSGSIZE): one record may exceed the batch.
+bool sizeSendBuffer(int fd, std::string *error) {
+  int bytes = int(kNetlinkHeadersSize + kNetlinkMaxMessageBytes + 4096);
   if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes) != 0)
     return failErrno(error, "netlink SO_SNDBUF");
   return true;
@@ -182,7 +182,7 @@ std::optional<NetlinkChannel> NetlinkChannel::create(const NetlinkConfig &config
     failErrno(error, "netlink connect");
     return std::nullopt;
   }
-  if (!sizeSendBuffer(channel.sendFd_, config, error) ||
+  if (!sizeSendBuffer(channel.sendFd_, error) ||
       !setSendTimeout(channel.sendFd_, config.blockTimeoutNs, error))
     return std::nullopt;
   return channel;

@@ -23,7 +23,9 @@ struct NetlinkConfig {
   // net.core.rmem_max). The kernel doubles it for overhead and charges each
   // message its skb truesize (payload plus some hundreds of bytes).
   uint64_t bufferBytes = 4 << 20;
-  uint32_t messageBytes = 4096; // record bytes per message, at most kNetlinkMaxMessageBytes
+  // Record bytes batched in one message (1: one record a message); a larger
+  // record goes alone, up to kNetlinkMaxMessageBytes.
+  uint32_t messageBytes = 4096;
   uint64_t blockTimeoutNs = 1'000'000'000;
 
   // What a target needs (mode, messageBytes, blockTimeoutNs) as text for its

@@ -2,6 +2,7 @@
 
 #include "runtime/transport/SharedFutex.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sys/socket.h>
@@ -31,16 +32,18 @@ void NetlinkProducer::openBatch() {
 
 char *NetlinkProducer::reserveSlow(uint32_t bytes) {
   if (!buffer_) {
-    buffer_ = std::make_unique<char[]>(kNetlinkHeadersSize + channel_.config().messageBytes);
+    buffer_ = std::make_unique<char[]>(kNetlinkHeadersSize + kNetlinkMaxMessageBytes);
     openBatch();
   }
-  if (bytes > channel_.config().messageBytes) {
+  if (bytes > kNetlinkMaxMessageBytes) {
     ++counters_.recordsLost;
     ++unreported_;
     return nullptr;
   }
-  if (bytes > room_)
+  if (bytes > room_ && batchRecords_ > 0)
     send(false);
+  // A record larger than a batch opens its own message.
+  room_ = std::max(room_, bytes);
   pending_ = bytes;
   return cursor_;
 }
@@ -63,7 +66,7 @@ void NetlinkProducer::forgetAfterFork() {
 
 void NetlinkProducer::send(bool final) {
   const NetlinkConfig &config = channel_.config();
-  uint32_t used = config.messageBytes - room_;
+  uint32_t used = uint32_t(cursor_ - (buffer_.get() + kNetlinkHeadersSize));
   uint32_t length = kNetlinkHeadersSize + used;
   nlmsghdr nl{length, kNetlinkMessageType, 0, uint32_t(seq_), 0};
   NetlinkBatchHeader header{kNetlinkMagic,

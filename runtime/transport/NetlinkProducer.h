@@ -1,6 +1,9 @@
 // One thread's writer into a netlink channel, with RelayProducer's interface.
 // Records collect in a thread-local batch (reserve + commit are inline: no lock,
-// allocation or syscall); a full batch goes out as one message. Block mode waits
+// allocation or syscall) of up to the channel's messageBytes; a full batch goes
+// out as one message. A record larger than that goes alone in its own message
+// (up to kNetlinkMaxMessageBytes), so messageBytes = 1 sends one record per
+// message, the classic netlink design. Block mode waits
 // for queue room at most the channel's timeout (then the batch is lost, counted,
 // and the channel looks stalled: later sends do not wait until one succeeds);
 // discard mode never waits (a full queue loses the batch, counted). Each message
@@ -78,9 +81,9 @@ private:
   void send(bool final);
 
   const NetlinkChannel &channel_;
-  std::unique_ptr<char[]> buffer_; // headers, then up to messageBytes of records
+  std::unique_ptr<char[]> buffer_; // headers, then up to kNetlinkMaxMessageBytes of records
   char *cursor_ = nullptr;         // where the next record goes
-  uint32_t room_ = 0;              // record bytes left in the batch
+  uint32_t room_ = 0;              // record bytes the batch still takes
   uint32_t pending_ = 0;           // size of the reserved record
   uint32_t batchRecords_ = 0;
   uint32_t pid_ = 0, tid_ = 0, generation_ = 0;

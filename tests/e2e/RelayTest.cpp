@@ -124,8 +124,17 @@ TEST(RelayTransport, FlightRecorderKeepsTheNewestRecords) {
 }
 
 // print/println travel as text records, printf as binary ones: their order in a
-// thread is kept, and the output equals the text transport's.
+// thread is kept, and the output equals the text transport's. The parameter is
+// the transport and, for netlink, the batch ("1": one record per message).
 class RecordTransport : public ::testing::TestWithParam<const char *> {};
+
+std::vector<std::string> transportOptions(const std::string &param) {
+  size_t colon = param.find(':');
+  std::vector<std::string> options{"--transport=" + param.substr(0, colon)};
+  if (colon != std::string::npos)
+    options.push_back("--subbuf-size=" + param.substr(colon + 1));
+  return options;
+}
 
 TEST_P(RecordTransport, SameTextAsTheTextTransport) {
   ScratchDir dir;
@@ -138,8 +147,9 @@ TEST_P(RecordTransport, SameTextAsTheTextTransport) {
       "probe end { printf(\"n=%d\\n\", n) }\n";
   std::string textOut = dir.file("text.txt"), relayOut = dir.file("relay.txt");
   auto text = runSonde(script, E2E_THREADS, dir.path(), {"-o", textOut});
-  auto relay = runSonde(script, E2E_THREADS, dir.path(),
-                        {std::string("--transport=") + GetParam(), "-o", relayOut});
+  std::vector<std::string> options = transportOptions(GetParam());
+  options.insert(options.end(), {"-o", relayOut});
+  auto relay = runSonde(script, E2E_THREADS, dir.path(), options);
   ASSERT_TRUE(text.exited && text.exitCode == 0) << describeRun(script, E2E_THREADS, text);
   ASSERT_TRUE(relay.exited && relay.exitCode == 0) << describeRun(script, E2E_THREADS, relay);
   EXPECT_EQ(readFile(relayOut), readFile(textOut));
@@ -147,7 +157,8 @@ TEST_P(RecordTransport, SameTextAsTheTextTransport) {
       << readFile(textOut);
 }
 
-INSTANTIATE_TEST_SUITE_P(Transports, RecordTransport, ::testing::Values("relay", "netlink"));
+INSTANTIATE_TEST_SUITE_P(Transports, RecordTransport,
+                         ::testing::Values("relay", "netlink", "netlink:1"));
 
 } // namespace
 } // namespace sonde::e2e

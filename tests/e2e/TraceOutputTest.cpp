@@ -163,7 +163,9 @@ TEST(TraceOutput, OptionsThatDoNotGoTogether) {
       {{"-S", "1"}, "option -S rotates a text or JSON output file"},
       {{"-b", "--format=json", "-o", "x"}, "give --format to `sonde report`"},
       {{"--num-subbuf=3"}, "option --num-subbuf: expected a power of two from 2 to 1024"},
-      {{"--subbuf-size=1k"}, "option --subbuf-size: expected a power of two from 4K to 64M"},
+      {{"--subbuf-size=3k"}, "option --subbuf-size: expected a power of two up to 64M"},
+      {{"--subbuf-size=1k"}, "option --subbuf-size: relay sub-buffers are 4K to 64M"},
+      {{"--transport=netlink", "--subbuf-size=128k"}, "a netlink message carries at most 64K"},
       {{"--transport=netlink", "--num-subbuf=4"}, "option --num-subbuf is for the relay"},
       {{"--transport=netlink", "-F"}, "-F and --mode=overwrite need --transport=relay"},
   };

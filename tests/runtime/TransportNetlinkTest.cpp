@@ -299,22 +299,42 @@ TEST(TransportNetlink, ConsumerNotReadingInBlockModeWaitsOnceThenLoses) {
   EXPECT_LE(consumer.totals().recordsLost, produced.recordsLost);
 }
 
-TEST(TransportNetlink, OversizedRecordIsLostAndReportedAtDetach) {
+TEST(TransportNetlink, LargerRecordsGoAloneAndOnlyOversizedOnesAreLost) {
   NetlinkChannel channel = makeChannel({RelayMode::Block, 4 << 20, 256, 1'000'000'000});
   NetlinkConsumer consumer(channel);
   NetlinkProducer p(channel);
   ASSERT_TRUE(writeRecord(p, 0, 0));
-  EXPECT_EQ(p.reserve(257), nullptr);
-  ASSERT_TRUE(writeRecord(p, 0, 1, 256));
+  EXPECT_EQ(p.reserve(kNetlinkMaxMessageBytes + 1), nullptr);
+  ASSERT_TRUE(writeRecord(p, 0, 1, 1000)); // past the 256-byte batch: a message of its own
+  ASSERT_TRUE(writeRecord(p, 0, 2));
   p.detach();
   Delivery delivery(1, false);
   consumer.poll(delivery.sink());
-  EXPECT_EQ(delivery.count[0], 2u);
+  EXPECT_EQ(delivery.count[0], 3u);
   EXPECT_EQ(delivery.disorder, 0u);
+  EXPECT_EQ(delivery.malformed, 0u);
   EXPECT_EQ(consumer.totals().recordsLost, 1u);
   EXPECT_EQ(p.counters().recordsLost, 1u);
-  EXPECT_EQ(p.counters().recordsWritten, 2u);
-  EXPECT_EQ(consumer.totals().messages, 2u) << "a 256-byte record fills a message of its own";
+  EXPECT_EQ(p.counters().recordsWritten, 3u);
+  EXPECT_EQ(consumer.totals().messages, 3u);
+}
+
+TEST(TransportNetlink, OneByteBatchesSendOneRecordPerMessage) {
+  NetlinkChannel channel = makeChannel({RelayMode::Block, 4 << 20, 1, 1'000'000'000});
+  NetlinkConsumer consumer(channel);
+  NetlinkProducer p(channel);
+  constexpr uint64_t kRecords = 100;
+  for (uint64_t i = 0; i < kRecords; ++i)
+    ASSERT_TRUE(writeRecord(p, 0, i));
+  p.detach();
+  Delivery delivery(1, false);
+  consumer.poll(delivery.sink());
+  EXPECT_EQ(delivery.count[0], kRecords);
+  EXPECT_EQ(delivery.disorder, 0u);
+  EXPECT_EQ(delivery.malformed, 0u);
+  // The final message of a detach may carry no record.
+  EXPECT_GE(consumer.totals().messages, kRecords);
+  EXPECT_LE(consumer.totals().messages, kRecords + 1);
 }
 
 TEST(TransportNetlink, FlushSendsAPartialBatch) {
