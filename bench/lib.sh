@@ -105,6 +105,13 @@ write_section() {
   mv "$report.new" "$report"
 }
 
+# Events LTTng session $1's channels discarded, or -1 when LTTng could not
+# count them (it shows 2^64 - 1 then).
+lttng_discarded() {
+  lttng list "$1" | sed -n 's/^ *Discarded events: *//p' |
+    awk '$1 < 1e18 {t += $1} $1 >= 1e18 {bad = 1} END {printf "%d\n", bad ? -1 : t}'
+}
+
 # The first failing run's command and error lines (first.err), if any run failed.
 first_failure() {
   [ -s first.err ] || return 0

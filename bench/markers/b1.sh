@@ -104,13 +104,18 @@ tool_lttng() {
   lttng start > /dev/null
   target=$(cpu_seconds ./bench_target_lttng "$1" "$2") || target=failed
   lttng stop > /dev/null
-  discarded=$(lttng list b1 | sed -n 's/^ *Discarded events: *//p' | awk '{t += $1} END {print t + 0}')
+  discarded=$(lttng_discarded b1)
   lttng destroy > /dev/null
   after=$(lttng_daemon_cpu)
   [ "$target" != failed ] || return 1
   awk -v t="$target" -v a="$after" -v b="$before" 'BEGIN {printf "%.3f\n", t + a - b}'
-  echo $(($1 * $2 - discarded)) > recorded
-  [ "$discarded" = 0 ] || echo "$discarded lost" > note
+  if [ "$discarded" = -1 ]; then
+    echo n/a > recorded
+    echo "LTTng could not count its discarded events" > note
+  else
+    echo $(($1 * $2 - discarded)) > recorded
+    [ "$discarded" = 0 ] || echo "$discarded lost" > note
+  fi
   if [ "$verify_report" = 1 ] && [ "$1" = "$first_threads" ] && [ "$2" != 0 ]; then
     events=$(babeltrace2 lttng-trace 2> /dev/null | grep -c 'bench:single_trace' || true)
     [ "$events" = "$(cat recorded)" ] || echo "babeltrace2: $events events" >> note

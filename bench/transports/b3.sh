@@ -129,8 +129,9 @@ run_lttng() { # MODE N VERIFY: lost = the channel's discarded events
   before=$(lttng_daemon_cpu)
   wall_cpu=$(wall_cpu_seconds lttng_traced "$1" "$2") || wall_cpu=failed
   after=$(lttng_daemon_cpu)
-  discarded=$(lttng list b3 | sed -n 's/^ *Discarded events: *//p' | awk '{t += $1} END {print t + 0}')
+  discarded=$(lttng_discarded b3)
   lttng destroy b3 > /dev/null
+  [ "$discarded" != -1 ] || { echo "LTTng could not count its discarded events" >&2; wall_cpu=failed; }
   if [ "$wall_cpu" = failed ]; then
     rm -rf "$trace"
     return 1
