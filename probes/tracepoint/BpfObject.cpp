@@ -1,5 +1,7 @@
 #include "probes/tracepoint/BpfObject.h"
 
+#include "probes/tracepoint/TracepointCatalog.h"
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -10,8 +12,6 @@
 #include <cstring>
 #include <mutex>
 #include <sstream>
-#include <sys/mount.h>
-#include <unistd.h>
 #include <vector>
 
 namespace sonde::probes::tracepoint {
@@ -73,19 +73,6 @@ std::string failure(int err, const std::string &messages, size_t lines) {
   if (permissionDenied(err))
     return ": kernel probes need root (CAP_BPF and CAP_PERFMON)";
   return std::string(": ") + std::strerror(err) + lastLines(messages, lines);
-}
-
-// libbpf resolves tracepoint ids through tracefs at /sys/kernel/tracing.
-bool ensureTracefs(std::string *error) {
-  if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
-      access("/sys/kernel/debug/tracing/events", F_OK) == 0)
-    return true;
-  if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0)
-    return true;
-  *error = std::string("cannot attach to tracepoints: tracefs is not mounted at "
-                       "/sys/kernel/tracing and mounting it failed: ") +
-           std::strerror(errno);
-  return false;
 }
 
 } // namespace
@@ -204,7 +191,8 @@ bool BpfObject::attach(std::string *error) {
     *error = impl_->name + ": not loaded";
     return false;
   }
-  if (!ensureTracefs(error))
+  // libbpf resolves tracepoint ids through the kernel's tracefs.
+  if (!TracepointCatalog::kernelEventsDir(error))
     return false;
   LibbpfMessages messages;
   bpf_program *program = nullptr;
