@@ -1,6 +1,7 @@
 #include "probes/ProbeFamilies.h"
 
 #include "probes/marker/MarkerCatalog.h"
+#include "probes/tracepoint/TracepointFormat.h"
 
 namespace sonde::probes {
 
@@ -183,9 +184,43 @@ const ProbeFamily *familyOf(const ast::ProbePoint &point) {
   return nullptr;
 }
 
+namespace {
+
+// `$field` of a tracepoint: its own format fields (common_* ones included, as
+// stap), integers and pointers as longs, strings as strings.
+ContextVariable tracepointField(const tracepoint::ResolvedTracepoint &tp,
+                                const ast::TargetSymbol &sym) {
+  using tracepoint::TracepointFieldKind;
+  const std::string field = sym.name.substr(1);
+  std::string alternatives;
+  for (const tracepoint::TracepointField &f : tp.format.fields) {
+    if (!f.common)
+      alternatives += (alternatives.empty() ? "$" : ", $") + f.name;
+    if (f.name != field)
+      continue;
+    switch (f.kind) {
+    case TracepointFieldKind::Integer:
+    case TracepointFieldKind::Pointer:
+      return {true, sym.prettyDepth > 0 ? ast::Type::String : ast::Type::Long, {}};
+    case TracepointFieldKind::CharArray:
+    case TracepointFieldKind::DynamicString: return {true, ast::Type::String, {}};
+    default:
+      return {false, ast::Type::Long,
+              "tracepoint variable '" + sym.name + "' has type " + f.type +
+                  ", which cannot be read as a value"};
+    }
+  }
+  return {false, ast::Type::Long,
+          "unable to find tracepoint variable '" + sym.name + "'" +
+              (alternatives.empty() ? "" : " (alternatives: " + alternatives + ")")};
+}
+
+} // namespace
+
 ContextVariable contextVariable(const ProbeFamily *family, const ast::ProbePoint *point,
-                                const marker::CatalogSite *site, const ast::TargetSymbol &sym) {
-  (void)point; // tracepoints are not resolved against tracefs yet (issue 6)
+                                const ResolvedPoint &resolved, const ast::TargetSymbol &sym) {
+  (void)point;
+  const marker::CatalogSite *site = resolved.site;
   if (!family || !family->hasContextVariables())
     return {};
   const std::string &name = sym.name;
@@ -209,13 +244,14 @@ ContextVariable contextVariable(const ProbeFamily *family, const ast::ProbePoint
                   " has " + std::to_string(site->site.args.size()) + ")"};
     return {true, type, {}};
   }
-  // Tracepoint fields are typed once tracefs formats are read; until then every
-  // `$field` is an integer and the `$$` forms are strings.
   if (name == "$$name" || name == "$$system" || name == "$$vars" || name == "$$parms")
     return {true, ast::Type::String, {}};
   if (name.rfind("$$", 0) == 0)
     return {};
-  return {true, pretty ? ast::Type::String : ast::Type::Long, {}};
+  // Before pass 2 resolved the tracepoint (a pattern), any `$field` may exist.
+  if (!resolved.tracepoint)
+    return {true, pretty ? ast::Type::String : ast::Type::Long, {}};
+  return tracepointField(*resolved.tracepoint, sym);
 }
 
 std::string contextVariableWriteError(const ProbeFamily *family, const ast::TargetSymbol &sym) {

@@ -71,9 +71,14 @@ struct ContextVariable {
   ast::Type type = ast::Type::Unknown;
   std::string error; // the variable exists nowhere in this context, and why
 };
-// `site` is the marker site of a process(...).mark(...) probe (pass 2 resolved it).
+// What pass 2 resolved a concrete probe to, when anything: the marker site of a
+// process(...).mark(...) probe, the tracepoint of a kernel.trace(...) probe.
+struct ResolvedPoint {
+  const marker::CatalogSite *site = nullptr;
+  const tracepoint::ResolvedTracepoint *tracepoint = nullptr;
+};
 ContextVariable contextVariable(const ProbeFamily *family, const ast::ProbePoint *point,
-                                const marker::CatalogSite *site, const ast::TargetSymbol &sym);
+                                const ResolvedPoint &resolved, const ast::TargetSymbol &sym);
 // The error for an assignment to a context variable of `family`.
 std::string contextVariableWriteError(const ProbeFamily *family, const ast::TargetSymbol &sym);
 

@@ -17,6 +17,9 @@
 namespace sonde::probes::marker {
 struct CatalogSite;
 } // namespace sonde::probes::marker
+namespace sonde::probes::tracepoint {
+struct ResolvedTracepoint;
+} // namespace sonde::probes::tracepoint
 
 namespace sonde::ast {
 
@@ -51,7 +54,18 @@ struct StringLit : Expr {
 };
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, Mod, Shl, Shr, LShr, BitAnd, BitOr, BitXor, Concat
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Shl,
+  Shr,
+  LShr,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Concat
 };
 const char *binaryOpText(BinaryOp op);
 
@@ -98,8 +112,18 @@ struct TernaryExpr : Expr {
 };
 
 enum class AssignOp : uint8_t {
-  Assign, AddAssign, SubAssign, MulAssign, DivAssign, ModAssign, ShlAssign,
-  ShrAssign, AndAssign, XorAssign, OrAssign, ConcatAssign,
+  Assign,
+  AddAssign,
+  SubAssign,
+  MulAssign,
+  DivAssign,
+  ModAssign,
+  ShlAssign,
+  ShrAssign,
+  AndAssign,
+  XorAssign,
+  OrAssign,
+  ConcatAssign,
   Accumulate // <<<
 };
 const char *assignOpText(AssignOp op);
@@ -134,8 +158,8 @@ struct HistOp;
 // arr[k1, k2] or @hist_linear(...)[bucket]. An index may be null: the wildcard `*`
 // (allowed only in delete, `in` and foreach slices).
 struct ArrayIndex : Expr {
-  std::unique_ptr<Symbol> base;  // set for arrays
-  std::unique_ptr<HistOp> hist;  // set for histogram buckets
+  std::unique_ptr<Symbol> base; // set for arrays
+  std::unique_ptr<HistOp> hist; // set for histogram buckets
   std::vector<ExprPtr> indexes;
   void accept(Visitor &v) override;
 };
@@ -158,8 +182,17 @@ struct FunctionCall : Expr {
 };
 
 enum class PrintKind : uint8_t {
-  Print, Println, Sprint, Sprintln, Printf, Sprintf, Printd, Printdln, Sprintd,
-  Sprintdln, PrintChar
+  Print,
+  Println,
+  Sprint,
+  Sprintln,
+  Printf,
+  Sprintf,
+  Printd,
+  Printdln,
+  Sprintd,
+  Sprintdln,
+  PrintChar
 };
 const char *printKindName(PrintKind k);
 bool printKindReturnsString(PrintKind k);
@@ -167,22 +200,32 @@ bool printKindReturnsString(PrintKind k);
 // One piece of a printf format: literal text or a conversion.
 struct FormatComponent {
   enum class Conv : uint8_t {
-    Literal, SignedDec, UnsignedDec, HexLower, HexUpper, Octal, Pointer, Char,
-    String, Binary, Memory, MemoryHex, Percent
+    Literal,
+    SignedDec,
+    UnsignedDec,
+    HexLower,
+    HexUpper,
+    Octal,
+    Pointer,
+    Char,
+    String,
+    Binary,
+    Memory,
+    MemoryHex,
+    Percent
   };
   Conv conv = Conv::Literal;
   std::string literal; // for Literal
-  bool flagMinus = false, flagPlus = false, flagZero = false, flagSpace = false,
-       flagHash = false;
+  bool flagMinus = false, flagPlus = false, flagZero = false, flagSpace = false, flagHash = false;
   enum class Size : uint8_t { None, Given, Star } width = Size::None, precision = Size::None;
   int64_t widthValue = 0, precisionValue = 0;
   int lengthModifiers = 0; // count of 'l'
-  std::string source; // the conversion as written, e.g. "%-08d"
+  std::string source;      // the conversion as written, e.g. "%-08d"
 };
 
 struct PrintFormat : Expr {
   PrintKind kind;
-  std::string format;    // printf/sprintf format or printd delimiter
+  std::string format;                      // printf/sprintf format or printd delimiter
   std::vector<FormatComponent> components; // parsed printf format
   std::vector<ExprPtr> args;
   std::unique_ptr<HistOp> hist; // print(@hist_log(x))
@@ -218,7 +261,7 @@ struct TargetSymbol : Expr {
   std::string name; // including the leading $ (or $$)
   std::vector<TargetComponent> components;
   bool addressOf = false;
-  int prettyDepth = 0; // 0 = none, 1 = trailing $, 2 = trailing $$
+  int prettyDepth = 0;       // 0 = none, 1 = trailing $, 2 = trailing $$
   bool resolved = false;     // pass 2 found it in the probe's context
   bool inDeadBranch = false; // unresolved, in a branch a @defined condition rules out
   void accept(Visitor &v) override;
@@ -261,7 +304,7 @@ struct ProbewriteOp : Expr { // @probewrite(ident)
 // @perf("name"), @enum("name"), @enumname(expr[, "type"[, "module"]]).
 struct SpecialAtOp : Expr {
   enum class Kind : uint8_t { Perf, Enum, EnumName } kind;
-  ExprPtr operand;                 // EnumName
+  ExprPtr operand;                  // EnumName
   std::vector<std::string> strings; // literal arguments
   void accept(Visitor &v) override;
 };
@@ -361,12 +404,12 @@ struct LocalVar {
 struct GlobalDecl : Node {
   std::string name;
   bool isPrivate = false;
-  bool wrap = false;                  // global a%
-  std::optional<int64_t> maxEntries;  // global a[N]
-  ExprPtr init;                       // NumberLit or StringLit
+  bool wrap = false;                 // global a%
+  std::optional<int64_t> maxEntries; // global a[N]
+  ExprPtr init;                      // NumberLit or StringLit
   const SourceFile *file = nullptr;
   // Set by sema.
-  int arity = -1; // -1 unknown, 0 scalar, N array
+  int arity = -1;            // -1 unknown, 0 scalar, N array
   Type type = Type::Unknown; // scalar type, or array value type
   std::vector<Type> indexTypes;
   Token arityTok; // where the arity was first inferred
@@ -398,17 +441,17 @@ struct FunctionDecl : Node {
 // One component of a probe point: `process("x")`, `mark`, `sys_*`.
 struct ProbePointComponent {
   Token tok;
-  std::string name;         // may contain * ? [ ] wildcards
-  ExprPtr arg;              // NumberLit or StringLit, may be null
+  std::string name; // may contain * ? [ ] wildcards
+  ExprPtr arg;      // NumberLit or StringLit, may be null
 };
 
 struct ProbePoint {
   Token tok; // first component
   std::vector<ProbePointComponent> components;
-  bool optional = false;    // ?
-  bool sufficient = false;  // !
-  ExprPtr condition;        // if (expr)
-  std::string str() const;  // canonical text: kernel.trace("sched:*")?
+  bool optional = false;   // ?
+  bool sufficient = false; // !
+  ExprPtr condition;       // if (expr)
+  std::string str() const; // canonical text: kernel.trace("sched:*")?
 };
 
 struct ProbeDecl : Node {
@@ -421,11 +464,11 @@ struct ProbeDecl : Node {
 // probe NAME = PPS { prologue }   /  probe NAME += PPS { epilogue }
 // probe NAME = PPS { prologue }, { epilogue }
 struct AliasDecl : Node {
-  std::vector<std::unique_ptr<ProbePoint>> names; // the alias spellings
-  bool epilogueStyle = false;                     // +=
+  std::vector<std::unique_ptr<ProbePoint>> names;  // the alias spellings
+  bool epilogueStyle = false;                      // +=
   std::vector<std::unique_ptr<ProbePoint>> points; // what it expands to
-  std::unique_ptr<Block> body;                    // prologue (or epilogue if +=)
-  std::unique_ptr<Block> epilogue;                // combined form only
+  std::unique_ptr<Block> body;                     // prologue (or epilogue if +=)
+  std::unique_ptr<Block> epilogue;                 // combined form only
   const SourceFile *file = nullptr;
   void accept(Visitor &v) override;
 };
@@ -434,15 +477,17 @@ struct AliasDecl : Node {
 // expansion. Owns its own copy of the body (alias prologue + user body +
 // epilogue), so each has its own locals and types.
 struct DerivedProbe {
-  std::unique_ptr<ProbePoint> point; // concrete point, e.g. timer.s(1)
-  ProbeDecl *origin = nullptr;       // the user's probe
-  const ProbePoint *originPoint = nullptr; // as the user wrote it (pn())
+  std::unique_ptr<ProbePoint> point;         // concrete point, e.g. timer.s(1)
+  ProbeDecl *origin = nullptr;               // the user's probe
+  const ProbePoint *originPoint = nullptr;   // as the user wrote it (pn())
   std::vector<const AliasDecl *> aliasChain; // aliases expanded, outermost first
   std::unique_ptr<Block> body;
   ExprPtr condition; // AND of the conditions along the alias chain, may be null
   std::vector<std::unique_ptr<LocalVar>> locals;
   // process(...).mark(...): the one marker site this probe runs at (pass 2).
   std::shared_ptr<const probes::marker::CatalogSite> markerSite;
+  // kernel.trace(...): the one tracepoint this probe runs at (pass 2).
+  std::shared_ptr<const probes::tracepoint::ResolvedTracepoint> tracepoint;
 };
 
 struct Script {

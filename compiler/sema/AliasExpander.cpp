@@ -1,6 +1,7 @@
 #include "sema/AliasExpander.h"
 
 #include "sema/MarkerResolver.h"
+#include "sema/TracepointResolver.h"
 
 #include "ast/Clone.h"
 
@@ -317,6 +318,10 @@ void AliasExpander::build(const MatchEnd &end, const Location &loc, const Deriva
     emitMarkers(loc, d);
     return;
   }
+  if (end.family->kind == probes::ProbeKind::KernelTrace) {
+    emitTracepoints(loc, d);
+    return;
+  }
   emit(loc, d);
 }
 
@@ -326,14 +331,28 @@ void AliasExpander::emitMarkers(const Location &loc, const Derivation &d) {
   std::vector<ResolvedMarker> sites = resolveMarkers(*loc.point, targetCommand_, error);
   if (!error.empty())
     throw DeriveError{SemaDiagnostics::note(error)};
-  for (ResolvedMarker &m : sites) {
-    Location concrete = loc.copy();
-    concrete.point = std::move(m.point);
-    concrete.point->optional = loc.point->optional;
-    concrete.point->sufficient = loc.point->sufficient;
-    emit(concrete, d);
-    script_.derived.back()->markerSite = std::move(m.site);
-  }
+  for (ResolvedMarker &m : sites)
+    emitConcrete(loc, d, std::move(m.point)).markerSite = std::move(m.site);
+}
+
+ast::DerivedProbe &AliasExpander::emitConcrete(const Location &loc, const Derivation &d,
+                                               std::unique_ptr<ast::ProbePoint> point) {
+  Location concrete = loc.copy();
+  concrete.point = std::move(point);
+  concrete.point->optional = loc.point->optional;
+  concrete.point->sufficient = loc.point->sufficient;
+  emit(concrete, d);
+  return *script_.derived.back();
+}
+
+// One derived probe per tracepoint, each on its own concrete point.
+void AliasExpander::emitTracepoints(const Location &loc, const Derivation &d) {
+  std::string error;
+  std::vector<ResolvedTracepointPoint> found = resolveTracepoints(*loc.point, error);
+  if (!error.empty())
+    throw DeriveError{SemaDiagnostics::note(error)};
+  for (ResolvedTracepointPoint &t : found)
+    emitConcrete(loc, d, std::move(t.point)).tracepoint = std::move(t.tracepoint);
 }
 
 void AliasExpander::expandAlias(const ast::AliasDecl &alias, const Location &loc,

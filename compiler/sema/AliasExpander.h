@@ -46,6 +46,10 @@ private:
                    const std::vector<const ast::ProbePointComponent *> &suffix);
   void emit(const Location &loc, const Derivation &d);
   void emitMarkers(const Location &loc, const Derivation &d);
+  void emitTracepoints(const Location &loc, const Derivation &d);
+  // Emits `loc` on the concrete `point` pass 2 resolved it to; the new probe.
+  ast::DerivedProbe &emitConcrete(const Location &loc, const Derivation &d,
+                                  std::unique_ptr<ast::ProbePoint> point);
   std::unique_ptr<ast::Block> composeBody(const Derivation &d) const;
   bool usesProbewrite(const ast::Block *b);
 

@@ -30,7 +30,9 @@ public:
   }
 
   bool modifies = false; // a condition that writes something is an error
-  void setMarkerSite(const probes::marker::CatalogSite *site) { site_ = site; }
+  void setResolved(const ast::DerivedProbe &probe) {
+    resolved_ = {probe.markerSite.get(), probe.tracepoint.get()};
+  }
 
   void visit(ast::Symbol &s) override { resolveScalar(s, true, false); }
 
@@ -365,8 +367,8 @@ private:
         bool context = false, found = true;
         void visit(ast::TargetSymbol &t) override {
           context = true;
-          found =
-              found && probes::contextVariable(self->family_, self->point_, self->site_, t).found;
+          found = found &&
+                  probes::contextVariable(self->family_, self->point_, self->resolved_, t).found;
         }
         void visit(ast::CastOp &) override { context = true, found = false; }
         void visit(ast::AtVar &) override { context = true, found = false; }
@@ -395,7 +397,7 @@ private:
 
   // Types a `$` variable through its probe family; false if it does not exist.
   bool resolveTarget(ast::TargetSymbol &t) {
-    probes::ContextVariable cv = probes::contextVariable(family_, point_, site_, t);
+    probes::ContextVariable cv = probes::contextVariable(family_, point_, resolved_, t);
     if (cv.found) {
       t.type = t.addressOf ? ast::Type::Long : cv.type;
       t.resolved = true;
@@ -454,7 +456,7 @@ private:
   ast::FunctionDecl *fn_;
   const probes::ProbeFamily *family_;
   const ast::ProbePoint *point_;
-  const probes::marker::CatalogSite *site_ = nullptr;
+  probes::ResolvedPoint resolved_;
   std::unordered_map<std::string, ast::LocalVar *> byName_;
   int loopDepth_ = 0;
   int definedDepth_ = 0;
@@ -468,12 +470,12 @@ void SymbolResolver::resolveProbe(ast::DerivedProbe &probe) {
   const probes::ProbeFamily *family = probe.point ? probes::familyOf(*probe.point) : nullptr;
   if (probe.body) {
     Visitor v(*this, &probe.locals, nullptr, family, probe.point.get());
-    v.setMarkerSite(probe.markerSite.get());
+    v.setResolved(probe);
     probe.body->accept(v);
   }
   if (probe.condition) {
     Visitor v(*this, nullptr, nullptr, family, probe.point.get());
-    v.setMarkerSite(probe.markerSite.get());
+    v.setResolved(probe);
     probe.condition->accept(v);
     if (v.modifies)
       diags_.error("probe condition must not modify any variables", probe.condition->tok);

@@ -36,6 +36,12 @@ struct TracepointFormat {
   std::vector<TracepointField> fields; // in the file's order
 };
 
+// A tracepoint pass 2 resolved a `kernel.trace(...)` point to.
+struct ResolvedTracepoint {
+  std::string system, event;
+  TracepointFormat format;
+};
+
 // Parses the text of a `format` file. On failure returns nullopt and sets
 // `error` to "line N: why".
 std::optional<TracepointFormat> parseTracepointFormat(std::string_view text, std::string *error);

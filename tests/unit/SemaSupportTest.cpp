@@ -43,8 +43,8 @@ TEST(SemaBuiltins, SignaturesAndOverloads) {
 }
 
 TEST(SemaBuiltins, NotPlannedFunctionsAreAbsent) {
-  for (const char *name : {"task_current", "printk", "ftrace", "raise", "mdelay", "panic",
-                           "set_user_long"})
+  for (const char *name :
+       {"task_current", "printk", "ftrace", "raise", "mdelay", "panic", "set_user_long"})
     EXPECT_EQ(sema::findBuiltinByName(name), nullptr) << name;
   // Extensions language.md §6 allows (issue 3 asks for abs).
   for (const char *name : {"abs", "min", "max"})
@@ -86,7 +86,8 @@ TEST(SemaProbeFamilies, TableAndContextVariables) {
 
   if (access("/usr/bin/python3.11", R_OK) != 0)
     GTEST_SKIP() << "needs /usr/bin/python3.11 (its SDT markers)";
-  auto r = elaborateText(R"(probe process("/usr/bin/python3.11").mark("gc__start") { println($arg1) }
+  auto r =
+      elaborateText(R"(probe process("/usr/bin/python3.11").mark("gc__start") { println($arg1) }
 probe kernel.trace("sched:sched_switch") { println($next_pid) }
 )");
   ASSERT_TRUE(r.ok) << r.diagnostics;
@@ -96,15 +97,17 @@ probe kernel.trace("sched:sched_switch") { println($next_pid) }
   ASSERT_NE(dp.markerSite, nullptr);
   ast::TargetSymbol sym;
   sym.name = "$arg2"; // gc__start has one argument
-  auto beyond = probes::contextVariable(marker, dp.point.get(), dp.markerSite.get(), sym);
+  auto beyond =
+      probes::contextVariable(marker, dp.point.get(), {dp.markerSite.get(), nullptr}, sym);
   EXPECT_FALSE(beyond.found);
   EXPECT_EQ(beyond.error, "invalid marker argument number 2 (gc__start has 1)");
   sym.name = "$arg13";
-  EXPECT_FALSE(probes::contextVariable(marker, dp.point.get(), dp.markerSite.get(), sym).found);
+  EXPECT_FALSE(
+      probes::contextVariable(marker, dp.point.get(), {dp.markerSite.get(), nullptr}, sym).found);
   sym.name = "$$provider";
-  EXPECT_EQ(probes::contextVariable(marker, nullptr, nullptr, sym).type, Type::String);
+  EXPECT_EQ(probes::contextVariable(marker, nullptr, {}, sym).type, Type::String);
   sym.name = "$arg1";
-  EXPECT_FALSE(probes::contextVariable(nullptr, nullptr, nullptr, sym).found); // a function body
+  EXPECT_FALSE(probes::contextVariable(nullptr, nullptr, {}, sym).found); // a function body
 }
 
 TEST(SemaClone, DeepCopyIsIndependent) {
