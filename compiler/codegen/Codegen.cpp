@@ -1,7 +1,9 @@
 #include "codegen/Codegen.h"
 
+#include "codegen/BpfTarget.h"
 #include "codegen/IrGenerator.h"
 #include "codegen/ModuleEmitter.h"
+#include "probes/tracepoint/TracepointFormat.h"
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Verifier.h>
@@ -9,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 namespace sonde::codegen {
 
@@ -54,8 +57,53 @@ std::string GeneratedModule::irText() const {
   std::string text;
   llvm::raw_string_ostream os(text);
   impl_->module->print(os, nullptr);
+  if (impl_->kernelModule)
+    impl_->kernelModule->print(os, nullptr);
   return text;
 }
+
+namespace {
+
+bool generateKernelModule(GeneratedModule::Impl &impl, const ScriptFacts &facts,
+                          ModuleTables &tables, const CodegenOptions &opts,
+                          DiagnosticEngine &diags) {
+  std::string error;
+  std::unique_ptr<BpfTarget> target =
+      makeBpfTarget(bpf::KernelStateShape::of(facts.layout()), &error);
+  if (!target) {
+    diags.semanticError(error);
+    return false;
+  }
+  auto module = std::make_unique<llvm::Module>("sonde.kernel", *impl.context);
+  target->prepareModule(*module);
+  IrGenerator gen(facts, tables, *module, *target, opts, diags);
+  if (!gen.generate())
+    return false;
+  std::vector<BpfTarget::Entry> entries;
+  std::set<uint32_t> globals;
+  for (size_t i = 0; i < facts.probes().size(); ++i)
+    if (llvm::Function *handler = gen.handlers()[i]) {
+      const auto &tp = *facts.probes()[i].probe->tracepoint;
+      entries.push_back({static_cast<uint32_t>(i), handler, tp.system, tp.event});
+      globals.insert(facts.probes()[i].globals.begin(), facts.probes()[i].globals.end());
+    }
+  if (!target->finish(*module, entries, {globals.begin(), globals.end()}, opts.limits.max_action,
+                      &error)) {
+    diags.semanticError(error);
+    return false;
+  }
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*module, &os)) {
+    diags.semanticError("internal error: the generated BPF IR does not verify: " + problems);
+    return false;
+  }
+  impl.kernelTarget = std::move(target);
+  impl.kernelModule = std::move(module);
+  return true;
+}
+
+} // namespace
 
 std::unique_ptr<GeneratedModule>
 generateModule(const ast::Script &script, const CodegenOptions &opts, DiagnosticEngine &diags) {
@@ -76,6 +124,9 @@ generateModule(const ast::Script &script, const CodegenOptions &opts, Diagnostic
   ModuleTables tables;
   IrGenerator gen(*facts, tables, *impl->module, *impl->target, opts, diags);
   if (!gen.generate())
+    return nullptr;
+  // Kernel probes: a BPF module of their own, sharing formats and locations.
+  if (facts->hasKernelProbes() && !generateKernelModule(*impl, *facts, tables, opts, diags))
     return nullptr;
   if (!tables.emitDescriptor(gen.builder(), *facts, gen.handlers(), gen.globalInitializer(), opts,
                              &error)) {
@@ -98,10 +149,22 @@ std::optional<std::string> emitModule(GeneratedModule &module, const CodegenOpti
     diags.semanticError("internal error: no build directory for the module");
     return std::nullopt;
   }
+  std::string error;
+  if (m.kernelModule) {
+    // BPF code is always optimised: the verifier needs loops bounded and the
+    // 512-byte stack respected, which -O0 code does not give.
+    optimizeModule(*m.kernelModule, m.kernelTarget->machine(), std::max(opts.optLevel, 2u));
+    std::string objectPath = opts.buildDir + "/kernel.o";
+    std::string kernelPath = opts.buildDir + "/" + m.kernelTarget->moduleFileName();
+    if (!m.kernelTarget->emitObject(*m.kernelModule, objectPath, &error) ||
+        !m.kernelTarget->link(objectPath, kernelPath, &error)) {
+      diags.semanticError(error);
+      return std::nullopt;
+    }
+  }
   optimizeModule(*m.module, m.target->machine(), opts.optLevel);
   std::string objectPath = opts.buildDir + "/module.o";
   std::string modulePath = opts.buildDir + "/" + m.target->moduleFileName();
-  std::string error;
   if (!m.target->emitObject(*m.module, objectPath, &error) ||
       !m.target->link(objectPath, modulePath, &error)) {
     diags.semanticError(error);

@@ -5,8 +5,9 @@
 // - NativeTarget (now): x86-64 shared objects loaded by sonde and by the agent;
 //   strings in stack buffers, globals in the shared segment, runtime calls to the
 //   sonde_rt functions exported by the loading process, output through sonde_out_*.
-// - A BPF target (issue 6, kernel tracepoints) will keep strings in per-CPU scratch
-//   maps, globals in BPF maps, call helpers and emit output as ring-buffer records.
+// - BpfTarget (kernel tracepoints): strings in a per-CPU scratch map, globals in
+//   BPF maps, runtime calls into the BPF runtime linked in, output as ring-buffer
+//   records.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,7 @@ class Value;
 namespace sonde::codegen {
 
 class RuntimeBuilder;
+struct GlobalSlot;
 
 class CodegenTarget {
 public:
@@ -39,6 +41,13 @@ public:
   // ---- runtime calls: the callee for a runtime entry point of this C signature.
   virtual llvm::FunctionCallee runtimeFunction(llvm::Module &m, llvm::StringRef name,
                                                llvm::FunctionType *type) = 0;
+  // Whether the runtime of this target has the built-in `symbol` (BuiltinAbi.h).
+  virtual bool providesBuiltin(const std::string &symbol) = 0;
+  // The construct (a runtime entry point's name) used since the last call that
+  // this target cannot run, or "" when there was none.
+  virtual std::string takeUnsupported() { return {}; }
+  // Handlers run in the kernel (no record-time printf arguments, BPF limits).
+  virtual bool inKernel() const { return false; }
 
   // ---- strings (NUL-terminated, at most `cap` bytes including the NUL)
   // A buffer for a string local or temporary, valid for the whole function.
@@ -56,11 +65,16 @@ public:
 
   // ---- globals: the base every GlobalPlacement offset is relative to.
   virtual llvm::Value *stateBase(RuntimeBuilder &b, llvm::Value *ctx) = 0;
+  // A scalar global's storage (int64_t or char[MAXSTRINGLEN]) and an array or
+  // stats global's header (sonde_map * / sonde_stats *).
+  virtual llvm::Value *globalData(RuntimeBuilder &b, llvm::Value *base, const GlobalSlot &slot);
+  virtual llvm::Value *globalHeader(RuntimeBuilder &b, llvm::Value *base, const GlobalSlot &slot);
 
   // ---- output
-  // printf(format #fmt, args): `args` points at SondeFormatArg[].
+  // printf(format #fmt, args): `args` points at SondeFormatArg[argCount]; bit i
+  // of stringMask says args[i] is a string.
   virtual void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, uint32_t fmt, llvm::Value *args,
-                          uint32_t loc) = 0;
+                          uint32_t argCount, uint64_t stringMask, uint32_t loc) = 0;
   // print/println/printd/printdln: `values` points at SondeValue[count];
   // `delimiter` is a string or null.
   virtual void emitPrintValues(RuntimeBuilder &b, llvm::Value *ctx, llvm::Value *values,

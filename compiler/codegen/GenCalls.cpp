@@ -6,8 +6,6 @@
 
 #include <llvm/IR/CFG.h>
 
-#include <dlfcn.h>
-
 namespace sonde::codegen {
 
 void IrGenerator::visit(ast::FunctionCall &c) {
@@ -87,8 +85,10 @@ Value IrGenerator::callBuiltin(ast::FunctionCall &c) {
     return {};
   }
   std::string symbol = SONDE_BUILTIN_PREFIX + c.name + "_" + std::to_string(c.args.size());
-  if (!dlsym(RTLD_DEFAULT, symbol.c_str())) {
-    fail("function '" + c.name + "' is not supported by this runtime yet", c.tok);
+  if (!target_.providesBuiltin(symbol)) {
+    fail("function '" + c.name + "' is not supported " +
+             (target_.inKernel() ? "in kernel probes" : "by this runtime") + " yet",
+         c.tok);
     return {};
   }
   std::vector<llvm::Type *> params{b_.ptrTy()};

@@ -205,11 +205,11 @@ const GlobalSlot *IrGenerator::slotOf(const ast::GlobalDecl *g, const Token &tok
 }
 
 llvm::Value *IrGenerator::globalData(const ast::GlobalDecl &g) {
-  return b_.bytePtr(fs_.base, facts_.slot(g).placement.dataOffset, g.name);
+  return target_.globalData(b_, fs_.base, facts_.slot(g));
 }
 
 llvm::Value *IrGenerator::globalHeader(const ast::GlobalDecl &g) {
-  return b_.bytePtr(fs_.base, facts_.slot(g).placement.offset, g.name);
+  return target_.globalHeader(b_, fs_.base, facts_.slot(g));
 }
 
 void IrGenerator::visit(ast::Symbol &s) {

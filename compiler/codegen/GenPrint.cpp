@@ -18,6 +18,15 @@ bool endsLine(ast::PrintKind k) {
   return k == K::Println || k == K::Printdln || k == K::Sprintln || k == K::Sprintdln;
 }
 
+// Bit i set when argument i is a string (the record carries its bytes).
+uint64_t stringArguments(const ast::PrintFormat &p) {
+  uint64_t strings = 0;
+  for (size_t i = 0; i < p.args.size() && i < 64; ++i)
+    if (p.args[i]->type == ast::Type::String)
+      strings |= uint64_t{1} << i;
+  return strings;
+}
+
 } // namespace
 
 // SondeFormatArg[] for a printf/sprintf, after checking the format consumes
@@ -69,10 +78,16 @@ llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p, uint64_t *timeArgs) {
   uint64_t time = timeArgs ? timeArguments(p, items) : 0;
   if (timeArgs)
     *timeArgs = time;
+  return argumentArray(p, time);
+}
+
+// The arguments as 8-byte slots, strings as pointers; those read from the
+// record's timestamp are left zero.
+llvm::Value *IrGenerator::argumentArray(ast::PrintFormat &p, uint64_t timeArgs) {
   auto *type = llvm::ArrayType::get(b_.longTy(), std::max<size_t>(p.args.size(), 1));
   llvm::Value *args = b_.entryAlloca(type, "fmtargs");
   for (size_t i = 0; i < p.args.size(); ++i) {
-    bool fromRecordTime = i < 64 && (time >> i & 1);
+    bool fromRecordTime = i < 64 && (timeArgs >> i & 1);
     b_.CreateStore(fromRecordTime ? b_.constLong(0) : eval(*p.args[i]).v,
                    b_.CreateConstInBoundsGEP2_64(type, args, 0, i));
   }
@@ -96,6 +111,26 @@ llvm::Value *IrGenerator::printValues(ast::PrintFormat &p) {
                    b_.bytePtr(elem, offsetof(SondeValue, s)));
   }
   return values;
+}
+
+// Kernel probes cannot format: print, println, printd, printdln and print_char
+// become the printf record they are equivalent to, formatted by the consumer.
+void IrGenerator::printAsRecord(ast::PrintFormat &p) {
+  std::string format;
+  for (size_t i = 0; i < p.args.size(); ++i) {
+    if (i > 0 && delimited(p.kind))
+      for (char c : p.format)
+        format += c == '%' ? std::string("%%") : std::string(1, c);
+    if (p.kind == ast::PrintKind::PrintChar)
+      format += "%c";
+    else
+      format += p.args[i]->type == ast::Type::String ? "%s" : "%d";
+  }
+  if (endsLine(p.kind))
+    format += '\n';
+  target_.emitPrintf(b_, fs_.ctx, tables_.format(format, formatSource(), 0), argumentArray(p, 0),
+                     static_cast<uint32_t>(p.args.size()), stringArguments(p), loc(p.tok));
+  branchOnError();
 }
 
 void IrGenerator::printHistogram(ast::PrintFormat &p) {
@@ -162,18 +197,27 @@ void IrGenerator::print(ast::PrintFormat &p) {
   switch (p.kind) {
   case K::Printf: {
     uint64_t timeArgs = 0;
-    if (llvm::Value *args = formatArgs(p, &timeArgs)) {
+    if (llvm::Value *args = formatArgs(p, target_.inKernel() ? nullptr : &timeArgs)) {
       target_.emitPrintf(b_, fs_.ctx, tables_.format(p.format, formatSource(), timeArgs), args,
-                         loc(p.tok));
+                         static_cast<uint32_t>(p.args.size()), stringArguments(p), loc(p.tok));
       branchOnError();
     }
     return;
   }
-  case K::PrintChar: target_.emitPrintChar(b_, fs_.ctx, evalLong(*p.args.at(0))); return;
+  case K::PrintChar:
+    if (target_.inKernel())
+      printAsRecord(p);
+    else
+      target_.emitPrintChar(b_, fs_.ctx, evalLong(*p.args.at(0)));
+    return;
   case K::Print:
   case K::Println:
   case K::Printd:
   case K::Printdln:
+    if (target_.inKernel() && !p.hist) {
+      printAsRecord(p);
+      return;
+    }
     if (p.hist) {
       printHistogram(p);
       if (endsLine(p.kind))

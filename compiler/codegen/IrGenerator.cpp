@@ -2,7 +2,11 @@
 // scopes, error landings, runtime errors and the MAXACTION budget.
 #include "codegen/IrGenerator.h"
 
+#include "runtime/session/ModuleAbi.h"
+
 #include <llvm/IR/MDBuilder.h>
+
+#include <unordered_set>
 
 namespace sonde::codegen {
 
@@ -14,11 +18,28 @@ IrGenerator::IrGenerator(const ScriptFacts &facts, ModuleTables &tables, llvm::M
 bool IrGenerator::generate() {
   for (const ast::FunctionDecl *f : facts_.functions())
     functions_[f] = declareFunction(*f);
+  for (size_t i = 0; i < facts_.probes().size(); ++i) {
+    const EmittedProbe &p = facts_.probes()[i];
+    bool kernel = p.info.kind == SONDE_PROBE_KERNEL_TRACE;
+    handlers_.push_back(kernel == target_.inKernel() ? emitHandler(p, i) : nullptr);
+  }
+  // Functions the emitted handlers call, and the ones those call: the native
+  // and the kernel module each get only their own.
+  std::unordered_set<const ast::FunctionDecl *> emitted;
+  for (bool more = true; more;) {
+    more = false;
+    for (const ast::FunctionDecl *f : facts_.functions())
+      if (!emitted.count(f) && !functions_.at(f)->use_empty()) {
+        emitFunction(*f);
+        emitted.insert(f);
+        more = true;
+      }
+  }
   for (const ast::FunctionDecl *f : facts_.functions())
-    emitFunction(*f);
-  for (size_t i = 0; i < facts_.probes().size(); ++i)
-    handlers_.push_back(emitHandler(facts_.probes()[i], i));
-  initGlobals_ = emitGlobalInitializer();
+    if (!emitted.count(f))
+      functions_.at(f)->eraseFromParent();
+  if (!target_.inKernel())
+    initGlobals_ = emitGlobalInitializer();
   return ok_;
 }
 
@@ -137,6 +158,7 @@ llvm::Function *IrGenerator::emitHandler(const EmittedProbe &p, size_t index) {
   if (p.probe->condition) {
     llvm::BasicBlock *run = newBlock("condition.true");
     b_.CreateCondBr(evalCondition(*p.probe->condition), run, fs_.exit);
+    checkTargetSupport(p.probe->condition->tok);
     b_.SetInsertPoint(run);
   }
   emitStatement(*p.probe->body);
@@ -223,9 +245,23 @@ llvm::Value *IrGenerator::stringTemp() {
 }
 
 void IrGenerator::emitStatement(ast::Stmt &s) {
+  // What is pending here came from the enclosing statement's own header (a
+  // foreach, a loop condition), not from this one.
+  if (statementTok_)
+    checkTargetSupport(*statementTok_);
+  const Token *outer = std::exchange(statementTok_, &s.tok);
   size_t mark = fs_.stringPoolUsed;
   s.accept(*this);
   fs_.stringPoolUsed = mark;
+  checkTargetSupport(s.tok);
+  statementTok_ = outer;
+}
+
+// The innermost statement that used something the target cannot run is named.
+void IrGenerator::checkTargetSupport(const Token &tok) {
+  std::string construct = target_.takeUnsupported();
+  if (!construct.empty())
+    fail(construct + " is not supported in kernel probes", tok);
 }
 
 llvm::BasicBlock *IrGenerator::newBlock(const llvm::Twine &name) {

@@ -31,6 +31,9 @@ namespace sonde::probes::marker {
 struct ArgSpec;
 struct X86Register;
 } // namespace sonde::probes::marker
+namespace sonde::probes::tracepoint {
+struct TracepointFormat;
+} // namespace sonde::probes::tracepoint
 
 namespace sonde::codegen {
 
@@ -137,6 +140,7 @@ private:
   llvm::Value *localSlot(const ast::LocalVar &v);
   llvm::Value *stringTemp();
   void emitStatement(ast::Stmt &s);
+  void checkTargetSupport(const Token &tok);
   void startDeadBlock();
   llvm::BasicBlock *newBlock(const llvm::Twine &name);
   void pushScope(Scope s) { fs_.scopes.push_back(s); }
@@ -155,6 +159,7 @@ private:
   llvm::Value *markerArgument(const probes::marker::ArgSpec &arg, const Token &tok);
   llvm::Value *markerRegister(const probes::marker::X86Register &reg);
   llvm::Value *markerLoadBias();
+  void tracepointField(const probes::tracepoint::TracepointFormat &format, ast::TargetSymbol &e);
   void fail(const std::string &msg, const Token &tok);
 
   // GenExpressions.cpp
@@ -202,7 +207,9 @@ private:
   llvm::Value *formatArgs(ast::PrintFormat &p, uint64_t *timeArgs = nullptr);
   // Where a printf is: the probe point, or "function NAME" (binary traces' event names).
   std::string formatSource() const;
+  llvm::Value *argumentArray(ast::PrintFormat &p, uint64_t timeArgs);
   llvm::Value *printValues(ast::PrintFormat &p);
+  void printAsRecord(ast::PrintFormat &p);
   void printHistogram(ast::PrintFormat &p);
   void sprintHistogram(ast::PrintFormat &p, llvm::Value *out);
 
@@ -221,6 +228,7 @@ private:
   bool ok_ = true;
 
   FunctionState fs_;
+  const Token *statementTok_ = nullptr; // the statement being emitted
   const EmittedProbe *probe_ = nullptr; // the handler being emitted, if any
   Value result_;
   std::unordered_map<const ast::FunctionDecl *, llvm::Function *> functions_;

@@ -15,6 +15,9 @@ struct GeneratedModule::Impl {
   std::unique_ptr<CodegenTarget> target;
   std::unique_ptr<llvm::LLVMContext> context; // outlives `module` (declared first)
   std::unique_ptr<llvm::Module> module;
+  // Kernel probes, if any: their BPF module (kernel.bpf.o beside module.so).
+  std::unique_ptr<CodegenTarget> kernelTarget;
+  std::unique_ptr<llvm::Module> kernelModule;
 };
 
 // Runs the new pass manager's default pipeline for -O<level> (0-3) over `m`.

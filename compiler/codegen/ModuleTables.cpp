@@ -171,9 +171,13 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   std::vector<llvm::Constant *> probes;
   for (size_t i = 0; i < facts.probes().size(); ++i) {
     const ProbeInfo &p = facts.probes()[i].info;
+    // Kernel probes have no handler here: they run in the BPF module.
+    llvm::Constant *handler =
+        handlers[i] ? static_cast<llvm::Constant *>(handlers[i])
+                    : static_cast<llvm::Constant *>(llvm::ConstantPointerNull::get(b.ptrTy()));
     probes.push_back(llvm::ConstantStruct::get(
         probeTy, {u32(p.kind), u32(0), s64(p.sequence), s64(p.periodNs), s64(p.randomizeNs),
-                  str(p.pp), str(p.pn), handlers[i], optionalStr(p.processPath)}));
+                  str(p.pp), str(p.pn), handler, optionalStr(p.processPath)}));
   }
   std::vector<llvm::Constant *> sites;
   std::map<std::string, std::unique_ptr<SiteVectorAnalysis>> vectorAnalyses; // by binary

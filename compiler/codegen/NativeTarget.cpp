@@ -14,6 +14,7 @@
 #include <llvm/Target/TargetOptions.h>
 
 #include <cstring>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <fstream>
 #include <map>
@@ -76,6 +77,10 @@ public:
     return callee;
   }
 
+  bool providesBuiltin(const std::string &symbol) override {
+    return dlsym(RTLD_DEFAULT, symbol.c_str()) != nullptr;
+  }
+
   llvm::Value *newStringBuffer(RuntimeBuilder &b, uint32_t cap) override {
     return b.entryAlloca(llvm::ArrayType::get(b.getInt8Ty(), cap), "str");
   }
@@ -110,8 +115,8 @@ public:
     return b.CreateLoad(b.ptrTy(), b.contextField(ctx, offsetof(sonde_context, segment)), "seg");
   }
 
-  void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, uint32_t fmt, llvm::Value *args,
-                  uint32_t loc) override {
+  void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, uint32_t fmt, llvm::Value *args, uint32_t,
+                  uint64_t, uint32_t loc) override {
     b.CreateCall(SONDE_RT(b, sonde_out_printf), {ctx, b.constU32(fmt), args, b.constU32(loc)});
   }
 

@@ -87,9 +87,7 @@ ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &op
     }
     break;
   case ProbeKind::KernelTrace:
-    info.disposition = ProbeInfo::Disposition::Unsupported;
-    info.problem = "kernel tracepoint probes need the BPF back end, which this build does not "
-                   "have yet";
+    info.kind = SONDE_PROBE_KERNEL_TRACE;
     info.hasContext = true;
     break;
   case ProbeKind::TimerProfileTick:

@@ -1,5 +1,7 @@
 #include "codegen/ScriptFacts.h"
 
+#include "runtime/session/ModuleAbi.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -105,7 +107,7 @@ public:
         ok = false;
         continue;
       }
-      out.push_back({dp.get(), std::move(info), {}});
+      out.push_back({dp.get(), std::move(info), {}, {}});
     }
     return ok;
   }
@@ -234,6 +236,36 @@ initializersOf(const ast::Script &script,
   return out;
 }
 
+// Kernel probes keep globals in BPF maps, probes in traced processes in the
+// segment: one global cannot be in both (probes in sonde itself can share).
+bool checkKernelSharing(const ScriptFacts &facts, DiagnosticEngine &diags) {
+  auto inTarget = [](uint32_t kind) {
+    return kind == SONDE_PROBE_MARKER || kind == SONDE_PROBE_PROCESS_BEGIN ||
+           kind == SONDE_PROBE_PROCESS_END || kind == SONDE_PROBE_THREAD_BEGIN ||
+           kind == SONDE_PROBE_THREAD_END;
+  };
+  std::unordered_map<uint32_t, const EmittedProbe *> kernelUser;
+  for (const EmittedProbe &p : facts.probes())
+    if (p.info.kind == SONDE_PROBE_KERNEL_TRACE)
+      for (uint32_t g : p.globals)
+        kernelUser.emplace(g, &p);
+  for (const EmittedProbe &p : facts.probes()) {
+    if (!inTarget(p.info.kind))
+      continue;
+    for (uint32_t g : p.globals)
+      if (auto it = kernelUser.find(g); it != kernelUser.end()) {
+        diags.semanticError("global '" + facts.layout().globals()[g].name + "' is used by " +
+                                it->second->info.pp + " (in the kernel) and by " + p.info.pp +
+                                " (in a traced process); kernel and process probes cannot share "
+                                "a global (share it through probes that run in sonde: begin, "
+                                "end, timers)",
+                            p.probe->originPoint->tok);
+        return false;
+      }
+  }
+  return true;
+}
+
 } // namespace
 
 std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
@@ -300,12 +332,15 @@ std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
       if (it == facts.slots_.end())
         continue;
       const GlobalSlot &s = it->second;
+      p.globals.push_back(s.layoutIndex);
       if (!s.isArray() && s.desc->value == values::ValueKind::Stats)
         continue;
       p.lockOffsets.push_back(s.placement.offset);
     }
     std::sort(p.lockOffsets.begin(), p.lockOffsets.end());
+    std::sort(p.globals.begin(), p.globals.end());
   }
+  ok = checkKernelSharing(facts, diags) && ok;
 
   facts.initial_ = initializersOf(script, facts.slots_);
   for (const auto &[f, use] : an.functionUses())
@@ -315,6 +350,11 @@ std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
   if (!ok)
     return std::nullopt;
   return facts;
+}
+
+bool ScriptFacts::hasKernelProbes() const {
+  return std::any_of(probes_.begin(), probes_.end(),
+                     [](const EmittedProbe &p) { return p.info.kind == SONDE_PROBE_KERNEL_TRACE; });
 }
 
 uint32_t ScriptFacts::markerSiteIndex(const EmittedProbe &p) const {

@@ -38,6 +38,7 @@ struct EmittedProbe {
   const ast::DerivedProbe *probe;
   ProbeInfo info;
   std::vector<uint64_t> lockOffsets; // ascending
+  std::vector<uint32_t> globals;     // layout indexes of every global it or its callees touch
 };
 
 class ScriptFacts {
@@ -54,6 +55,7 @@ public:
     return it == slots_.end() ? nullptr : &it->second;
   }
   const std::vector<EmittedProbe> &probes() const { return probes_; }
+  bool hasKernelProbes() const;
   // Marker probes in probe order: the row of `p` in the module's site table.
   uint32_t markerSiteIndex(const EmittedProbe &p) const;
   uint32_t markerSiteCount() const;

@@ -5,11 +5,15 @@
 #include "driver/HostInfo.h"
 #include "driver/ProbeListing.h"
 #include "print/ScriptPrinter.h"
+#include "probes/tracepoint/KernelProbeSet.h"
 #include "runtime/session/Session.h"
 
+#include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -210,6 +214,20 @@ int runPass5(const std::string &modulePath, const CommandLine &cl, std::ostream 
     }
     o.targetCommand = cl.command;
     o.agentPath = *agent;
+  }
+  // Kernel probes: their BPF object beside the module; -s MB sizes their ring.
+  std::unique_ptr<probes::tracepoint::KernelProbeSet> kernel;
+  std::string kernelObject =
+      std::filesystem::path(modulePath).replace_filename("kernel.bpf.o").string();
+  if (std::filesystem::exists(kernelObject)) {
+    std::string error;
+    uint64_t ring = std::bit_floor(std::max<uint64_t>(uint64_t{cl.bufferMB} << 20, 1 << 16));
+    kernel = probes::tracepoint::KernelProbeSet::open(kernelObject, ring, &error);
+    if (!kernel) {
+      err << "sonde: " << error << "\n";
+      return 1;
+    }
+    o.kernel = kernel.get();
   }
   return session::runSession(modulePath, o, err);
 }

@@ -2,6 +2,7 @@
 
 #include "sema/AliasExpander.h"
 #include "sema/ForeachMutation.h"
+#include "sema/KernelProbeChecks.h"
 #include "sema/ProbeMatchTree.h"
 #include "sema/SemaDiagnostics.h"
 #include "sema/StatsChecks.h"
@@ -104,6 +105,7 @@ bool elaborate(ast::Script &script, DiagnosticEngine &engine, const SemaOptions 
     return false;
   sema::checkForeachMutations(script, diags);
   sema::checkStatsDeclarations(script, diags);
+  sema::checkKernelProbes(script, diags);
 
   if (!failed() && script.derived.empty())
     diags.error("no probes found");

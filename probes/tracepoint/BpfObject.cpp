@@ -4,6 +4,10 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -84,8 +88,11 @@ struct BpfObject::Impl {
   std::vector<bpf_link *> links;
   std::vector<std::unique_ptr<char[]>> logs; // one verifier log per program
   bool loaded = false;
+  std::vector<std::pair<void *, size_t>> mappings; // mapGlobal()
 
   ~Impl() {
+    for (auto [addr, size] : mappings)
+      munmap(addr, size);
     for (bpf_link *l : links)
       bpf_link__destroy(l);
     if (object)
@@ -160,6 +167,13 @@ bool BpfObject::setGlobal(const std::string &section, size_t offset, const void 
 
 bool BpfObject::load(std::string *error) {
   constexpr size_t kLogSize = 1 << 20;
+  // Writable globals are mapped by sonde while the programs run (mapGlobal);
+  // libbpf makes them mappable only when BTF describes the section.
+  bpf_map *map = nullptr;
+  bpf_object__for_each_map(map, impl_->object) {
+    if (bpf_map__is_internal(map) && !(bpf_map__map_flags(map) & BPF_F_RDONLY_PROG))
+      bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_MMAPABLE);
+  }
   bpf_program *program = nullptr;
   bpf_object__for_each_program(program, impl_->object) {
     impl_->logs.push_back(std::make_unique<char[]>(kLogSize));
@@ -234,6 +248,80 @@ void BpfObject::detach() {
   for (bpf_link *l : impl_->links)
     bpf_link__destroy(l);
   impl_->links.clear();
+}
+
+std::vector<uint8_t> BpfObject::symbolBytes(const std::string &name) const {
+  std::vector<uint8_t> out;
+  elf_version(EV_CURRENT);
+  std::vector<uint8_t> copy = impl_->image; // libelf may write to the image it reads
+  Elf *elf = elf_memory(reinterpret_cast<char *>(copy.data()), copy.size());
+  if (!elf)
+    return out;
+  Elf_Scn *scn = nullptr;
+  while (out.empty() && (scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB)
+      continue;
+    Elf_Data *data = elf_getdata(scn, nullptr);
+    size_t count = shdr.sh_entsize ? shdr.sh_size / shdr.sh_entsize : 0;
+    for (size_t i = 0; data && i < count; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, static_cast<int>(i), &sym))
+        continue;
+      const char *symName = elf_strptr(elf, shdr.sh_link, sym.st_name);
+      if (!symName || name != symName || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+        continue;
+      Elf_Data *bytes = elf_getdata(elf_getscn(elf, sym.st_shndx), nullptr);
+      if (bytes && bytes->d_buf && sym.st_value + sym.st_size <= bytes->d_size) {
+        auto *begin = static_cast<const uint8_t *>(bytes->d_buf) + sym.st_value;
+        out.assign(begin, begin + sym.st_size);
+      }
+      break;
+    }
+  }
+  elf_end(elf);
+  return out;
+}
+
+bool BpfObject::resizeMap(const std::string &name, uint32_t keySize, uint32_t valueSize,
+                          uint32_t maxEntries, uint32_t flags, std::string *error) {
+  bpf_map *map = bpf_object__find_map_by_name(impl_->object, name.c_str());
+  if (!map) {
+    *error = impl_->name + ": no map '" + name + "'";
+    return false;
+  }
+  bool ringBuffer = bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF;
+  if ((!ringBuffer &&
+       (bpf_map__set_key_size(map, keySize) != 0 || bpf_map__set_value_size(map, valueSize) != 0 ||
+        bpf_map__set_map_flags(map, flags) != 0)) ||
+      bpf_map__set_max_entries(map, maxEntries) != 0) {
+    *error = impl_->name + ": cannot size map '" + name + "': " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+int BpfObject::mapFd(const std::string &name) const {
+  bpf_map *map = bpf_object__find_map_by_name(impl_->object, name.c_str());
+  return map ? bpf_map__fd(map) : -1;
+}
+
+void *BpfObject::mapGlobal(const std::string &section, std::string *error) {
+  bpf_map *map = impl_->loaded ? impl_->globalMap(section) : nullptr;
+  if (!map) {
+    *error = impl_->name + ": no loaded global section " + section;
+    return nullptr;
+  }
+  size_t size = bpf_map__value_size(map);
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size = (size + page - 1) / page * page;
+  void *addr = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+  if (addr == MAP_FAILED) {
+    *error = impl_->name + ": cannot map " + section + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  impl_->mappings.emplace_back(addr, size);
+  return addr;
 }
 
 } // namespace sonde::probes::tracepoint

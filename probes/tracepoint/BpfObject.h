@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 struct bpf_object;
 
@@ -47,6 +48,18 @@ public:
 
   // Detaches every program (load() state is kept: globals stay readable).
   void detach();
+
+  // The initial bytes of the object's symbol `name` (a constant the compiler
+  // left for the loader), or empty when the object has no such symbol.
+  std::vector<uint8_t> symbolBytes(const std::string &name) const;
+  // Before load(): the shape of map `name`. False (with a reason) if absent.
+  bool resizeMap(const std::string &name, uint32_t keySize, uint32_t valueSize, uint32_t maxEntries,
+                 uint32_t flags, std::string *error);
+  // After load(): the descriptor of map `name`, or -1.
+  int mapFd(const std::string &name) const;
+  // After load(): global section `section` mapped shared with the programs
+  // (the kernel's map, not a copy), or null (error set).
+  void *mapGlobal(const std::string &section, std::string *error);
 
 private:
   struct Impl;

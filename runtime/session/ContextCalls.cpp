@@ -1,6 +1,7 @@
 // The sonde_context calls of ContextAbi.h: errors, output, exit.
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/ContextAbi.h"
+#include "runtime/session/ProbeRunner.h"
 #include "runtime/session/RecordWriter.h"
 #include "runtime/session/Runtime.h"
 
@@ -8,9 +9,7 @@
 
 using namespace sonde::session;
 
-namespace {
-
-const char *errorText(int32_t status) {
+const char *sonde::session::runtimeErrorText(int32_t status) {
   switch (status) {
   case SONDE_ERROR_DIVISION_BY_ZERO: return "division by 0";
   case SONDE_ERROR_MAXACTION: return "MAXACTION exceeded";
@@ -22,6 +21,8 @@ const char *errorText(int32_t status) {
   default: return sonde_status_text(status);
   }
 }
+
+namespace {
 
 void setError(sonde_context *ctx, const char *message, uint32_t loc, bool uncatchable) {
   Runtime &rt = runtimeOf(ctx);
@@ -67,7 +68,7 @@ extern "C" {
 
 void sonde_raise(sonde_context *ctx, int32_t status, uint32_t loc) {
   bool uncatchable = status == SONDE_ERROR_MAXACTION || status == SONDE_ERROR_ABORT;
-  setError(ctx, errorText(status), loc, uncatchable);
+  setError(ctx, sonde::session::runtimeErrorText(status), loc, uncatchable);
 }
 
 void sonde_raise_message(sonde_context *ctx, const char *message, uint32_t loc) {

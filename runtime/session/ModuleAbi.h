@@ -32,6 +32,7 @@ enum sonde_probe_kind {
   SONDE_PROBE_PROCESS_END = 6,
   SONDE_PROBE_THREAD_BEGIN = 7,
   SONDE_PROBE_THREAD_END = 8,
+  SONDE_PROBE_KERNEL_TRACE = 9, /* kernel.trace(...): runs as BPF, no handler here */
 };
 
 typedef void (*sonde_handler_fn)(sonde_context *ctx);

@@ -14,6 +14,8 @@ enum class FlushPolicy { AfterHandler, WhenFull };
 // What a handler left in ctx.error (an exit() request or a runtime error):
 // printed and counted the way stap does; may end the session (calls rt.wake).
 void finishFailedHandler(Runtime &rt, const sonde_context &ctx);
+// stap's text for a runtime error status (sonde_error_code or sonde_status).
+const char *runtimeErrorText(int32_t status);
 
 // Runs `fn` as probe `index` on this thread's state `ts`, with a MAXACTION
 // budget of `actions` and ctx->probe_data = probeData. Inline: it is the body

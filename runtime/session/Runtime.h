@@ -19,6 +19,7 @@ namespace sonde::session {
 
 struct Runtime;
 struct RecordTransport;
+class KernelProbes;
 class RecordWriter;
 
 // The captures of a thread's last `=~` (RegexMatch.cpp), for matched() and ngroups().
@@ -69,6 +70,8 @@ struct Runtime {
   // A record transport, else null (text): printf as binary records, other
   // output as text records, through each thread's RecordWriter.
   const RecordTransport *records = nullptr;
+  // Kernel probes of the script, if any (KernelProbes.h).
+  KernelProbes *kernel = nullptr;
 
   uint32_t maxStringLen() const { return module->layout().limits().max_string_len; }
   // This thread's scratch for this runtime (created on first use).

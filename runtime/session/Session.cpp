@@ -1,5 +1,7 @@
 #include "runtime/session/Session.h"
 
+#include "runtime/session/KernelProbes.h"
+
 #include "runtime/session/GlobalDisplay.h"
 #include "runtime/session/ProbeRunner.h"
 #include "runtime/session/TargetProcess.h"
@@ -73,9 +75,13 @@ bool applyGlobals(const SessionOptions &o, const LoadedModule &m, values::Segmen
 
 // Whether some probe runs inside traced processes (markers, process/thread
 // lifecycle): only then is the agent preloaded.
+bool runsInTarget(uint32_t kind) {
+  return kind >= SONDE_PROBE_MARKER && kind <= SONDE_PROBE_THREAD_END;
+}
+
 bool runsInTargets(const LoadedModule &m) {
   for (uint32_t i = 0; i < m.desc().probe_count; ++i)
-    if (m.probe(i).kind >= SONDE_PROBE_MARKER)
+    if (runsInTarget(m.probe(i).kind))
       return true;
   return false;
 }
@@ -224,7 +230,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   // The agent runs handlers in processes sonde starts; it cannot enter a running one.
   if (!options.targetCommand && runsInTargets(*module))
     for (uint32_t i = 0; i < module->desc().probe_count; ++i)
-      if (module->probe(i).kind >= SONDE_PROBE_MARKER) {
+      if (runsInTarget(module->probe(i).kind)) {
         err << "sonde: WARNING: " << module->probe(i).pp
             << " runs only in a process started with -c CMD (and its forked children); "
                "without -c it never fires\n";
@@ -306,6 +312,12 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     sonde_session_set_state(seg, SONDE_SESSION_RUNNING);
   if (records)
     records->drainNow(); // begin probes' output before the target's
+  rt.kernel = options.kernel;
+  if (rt.kernel && sonde_session_running(seg) && !rt.kernel->start(rt, &error)) {
+    err << "sonde: " << error << "\n";
+    sonde_session_set_state(seg, SONDE_SESSION_ERROR);
+    rt.kernel = nullptr;
+  }
 
   {
     TimerScheduler timers(rt);
@@ -322,6 +334,10 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     if (sonde_session_state(seg) != SONDE_SESSION_ERROR)
       sonde_session_set_state(seg, SONDE_SESSION_STOPPING);
     timers.stop();
+    if (rt.kernel) {
+      rt.kernel->stop(); // every record of the kernel probes, and their final state
+      rt.kernel->importState();
+    }
     if (target)
       detachTarget(rt, *target);
     if (records)

@@ -14,6 +14,8 @@
 
 namespace sonde::session {
 
+class KernelProbes;
+
 struct SessionOptions {
   int64_t targetPid = 0;                                    // target()
   std::optional<double> timeoutSeconds;                     // -T
@@ -31,6 +33,8 @@ struct SessionOptions {
   // -S SIZE,N: text output rotates over outputFile.0, .1, ... (N kept; 0 all).
   std::optional<std::pair<uint64_t, uint32_t>> rotation;
   bool flightRecorder = false; // -F: SIGUSR1 dumps the rings
+  // The script's kernel probes (kernel.bpf.o beside the module), else null.
+  KernelProbes *kernel = nullptr;
 };
 
 // Returns the process exit status: 0 when the run succeeded (an interrupt by

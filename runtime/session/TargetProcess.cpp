@@ -69,7 +69,8 @@ void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd) {
   while (n < 0 && errno == EINTR);
   if (n != 1)
     _exit(0); // sonde gave up before the target ran
-  close(goFd);
+  // goFd is close-on-exec: no close() here, which kernel probes on this pid
+  // (already attached) would count as the target's.
 
   // Without an agent path no probe runs in the target: it runs as it is.
   if (!spec.agentPath.empty())

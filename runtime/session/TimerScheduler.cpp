@@ -1,5 +1,7 @@
 #include "runtime/session/TimerScheduler.h"
 
+#include "runtime/session/KernelProbes.h"
+
 #include "runtime/session/ProbeRunner.h"
 
 #include <chrono>
@@ -67,7 +69,12 @@ void TimerScheduler::loop() {
     if (!sonde_session_running(rt_.segment->abi()))
       continue;
     lock.unlock();
+    // Kernel probes' globals: seen as they are now, changes sent back.
+    if (rt_.kernel)
+      rt_.kernel->importState();
     runProbe(rt_, next.probe, actions);
+    if (rt_.kernel)
+      rt_.kernel->exportChanges();
     lock.lock();
   }
 }

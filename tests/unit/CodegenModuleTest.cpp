@@ -247,10 +247,53 @@ TEST(CodegenModule, BuiltinsTheRuntimeLacksArePass3Errors) {
       << r.diagnostics;
 }
 
-TEST(CodegenModule, KernelTracepointsAreRejectedUntilTheBpfBackEnd) {
-  GeneratedIr r = generateIr(R"(probe kernel.trace("sched:sched_switch") { })");
+TEST(CodegenModule, KernelTracepointsBecomeABpfModuleBesideTheNativeOne) {
+  GeneratedIr r = generateIr(R"(
+global n
+probe kernel.trace("sched:sched_switch") { n++; printf("%s\n", $prev_comm) }
+probe end { printf("%d\n", n) }
+)");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  size_t kernel = r.ir.find("; ModuleID = 'sonde.kernel'");
+  ASSERT_NE(kernel, std::string::npos) << r.ir;
+  std::string native = r.ir.substr(0, kernel), bpf = r.ir.substr(kernel);
+  // The end probe runs in sonde, the tracepoint handler in the kernel only.
+  EXPECT_NE(native.find("define internal void @probe.1"), std::string::npos);
+  EXPECT_EQ(native.find("define internal void @probe.0"), std::string::npos);
+  EXPECT_NE(bpf.find("section \"tracepoint/sched/sched_switch\""), std::string::npos);
+  EXPECT_NE(bpf.find("@sonde_bpf_printf"), std::string::npos);
+  EXPECT_NE(bpf.find("@LICENSE"), std::string::npos);
+  EXPECT_EQ(bpf.find("@probe.1"), std::string::npos);
+}
+
+TEST(CodegenModule, WhatKernelProbesCannotRunIsNamedWithItsPlace) {
+  GeneratedIr r = generateIr(R"(global a, n
+probe begin { a[1] = 1 }
+probe kernel.trace("sched:sched_switch") {
+  foreach (k in a) n++
+  x = sprintf("%d", n)
+}
+)");
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.diagnostics.find("need the BPF back end"), std::string::npos) << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find("semantic error: foreach is not supported in kernel probes: "
+                               "keyword at input.probe:4:3"),
+            std::string::npos)
+      << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find("sprintf is not supported in kernel probes"), std::string::npos)
+      << r.diagnostics;
+}
+
+TEST(CodegenModule, KernelAndProcessProbesCannotShareAGlobal) {
+  GeneratedIr r = generateIr(R"(global n
+probe kernel.trace("sched:sched_switch") { n++ }
+probe process("/bin/true").begin { n++ }
+)");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("global 'n' is used by kernel.trace(\"sched:sched_switch\") (in "
+                               "the kernel) and by process(\"/bin/true\").begin (in a traced "
+                               "process)"),
+            std::string::npos)
+      << r.diagnostics;
 }
 
 TEST(CodegenModule, BuildDirectoryIsRemovedUnlessKept) {

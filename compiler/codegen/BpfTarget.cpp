@@ -1,0 +1,375 @@
+#include "codegen/BpfTarget.h"
+
+#include "codegen/RuntimeBuilder.h"
+#include "codegen/ScriptFacts.h"
+#include "runtime/bpf/BpfAbi.h"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+
+extern "C" const char sonde_bpf_runtime_bitcode[];
+extern "C" const uint64_t sonde_bpf_runtime_bitcode_size;
+
+namespace sonde::codegen {
+
+namespace {
+
+constexpr const char *kTriple = "bpfel";
+constexpr const char *kGlobals = "sonde_globals";
+
+// What a script says when it uses a runtime entry point kernel probes lack.
+std::string constructOf(llvm::StringRef fn) {
+  static const std::map<std::string, std::string, std::less<>> names = {
+      {"sonde_map_clear", "deleting a whole array"},
+      {"sonde_stats_clear", "deleting an aggregate"},
+      {"sonde_map_delete_wild", "delete with '*' keys"},
+      {"sonde_map_exists_wild", "'in' with '*' keys"},
+      {"sonde_regex_match", "regular expression matching"},
+      {"sonde_error_take", "catch with a message variable"},
+      {"sonde_out_sprintf", "sprintf"},
+      {"sonde_sprint_values", "sprint"},
+      {"sonde_raise_message", "error()"},
+  };
+  if (auto it = names.find(fn); it != names.end())
+    return it->second;
+  if (fn.starts_with("sonde_foreach_"))
+    return "foreach";
+  if (fn.starts_with("sonde_stats_") || fn.starts_with("sonde_map_stats_") ||
+      fn.starts_with("sonde_iter_"))
+    return "reading an aggregate (read it in an end or timer probe)";
+  return "'" + fn.str() + "'";
+}
+
+class BpfTargetImpl final : public BpfTarget {
+public:
+  BpfTargetImpl(std::unique_ptr<llvm::TargetMachine> tm, const bpf::KernelStateShape &shape)
+      : tm_(std::move(tm)), shape_(shape) {}
+
+  void prepareModule(llvm::Module &m) override {
+    m.setTargetTriple(kTriple);
+    m.setDataLayout(tm_->createDataLayout());
+    llvm::LLVMContext &c = m.getContext();
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(
+        llvm::StringRef(sonde_bpf_runtime_bitcode, sonde_bpf_runtime_bitcode_size), "BpfRuntime",
+        false);
+    auto parsed = llvm::parseBitcodeFile(buffer->getMemBufferRef(), c);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      return; // finish() reports the missing runtime
+    }
+    runtime_ = std::move(*parsed);
+    for (llvm::Function &f : *runtime_)
+      if (!f.isDeclaration())
+        provided_.insert(f.getName().str());
+    auto *bytes = llvm::ArrayType::get(llvm::Type::getInt8Ty(c),
+                                       SONDE_BPF_CONTROL_BYTES + shape_.scalarBytes);
+    globals_ = new llvm::GlobalVariable(m, bytes, false, llvm::GlobalValue::ExternalLinkage,
+                                        llvm::ConstantAggregateZero::get(bytes), kGlobals);
+    globals_->setSection(".bss");
+    globals_->setAlignment(llvm::Align(8));
+  }
+
+  llvm::TargetMachine &machine() override { return *tm_; }
+  bool inKernel() const override { return true; }
+
+  llvm::FunctionCallee runtimeFunction(llvm::Module &m, llvm::StringRef name,
+                                       llvm::FunctionType *type) override {
+    if (!provided_.count(name.str()) && unsupported_.empty())
+      unsupported_ = constructOf(name);
+    return m.getOrInsertFunction(name, type);
+  }
+  bool providesBuiltin(const std::string &symbol) override { return provided_.count(symbol) != 0; }
+  std::string takeUnsupported() override { return std::exchange(unsupported_, {}); }
+
+  // Strings live in scratch, after the context, the key and the value areas;
+  // every buffer of the module has its own place (all of it inlines into one
+  // program per probe, so no two live buffers may share one).
+  llvm::Value *newStringBuffer(RuntimeBuilder &b, uint32_t cap) override {
+    llvm::Function *f = b.GetInsertBlock()->getParent();
+    uint64_t offset = stringsStart() + stringBytes_;
+    stringBytes_ += (cap + 7) & ~7u;
+    return b.bytePtr(f->getArg(0), offset, "str");
+  }
+  llvm::Constant *stringConstant(RuntimeBuilder &b, llvm::StringRef text) override {
+    llvm::Constant *&c = strings_[text.str()];
+    if (!c) {
+      auto *g = b.CreateGlobalString(text, ".str", 0, &b.module());
+      g->setSection(".rodata");
+      g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::None);
+      c = g;
+    }
+    return c;
+  }
+  void copyString(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *src, uint32_t cap) override {
+    b.CreateCall(SONDE_RT(b, sonde_bpf_strcpy), {dst, src, b.constU32(cap)});
+  }
+  void appendString(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *src, uint32_t cap) override {
+    b.CreateCall(SONDE_RT(b, sonde_bpf_strcat), {dst, src, b.constU32(cap)});
+  }
+  llvm::Value *compareStrings(RuntimeBuilder &b, llvm::Value *lhs, llvm::Value *rhs) override {
+    return b.CreateCall(SONDE_RT(b, sonde_bpf_strcmp), {lhs, rhs, b.constU32(shape_.strCap)},
+                        "cmp");
+  }
+
+  llvm::Value *stateBase(RuntimeBuilder &, llvm::Value *) override { return globals_; }
+  llvm::Value *globalData(RuntimeBuilder &b, llvm::Value *, const GlobalSlot &slot) override {
+    int64_t offset = shape_.scalarOffset.at(slot.layoutIndex);
+    return b.bytePtr(globals_, SONDE_BPF_CONTROL_BYTES + static_cast<uint64_t>(offset),
+                     slot.desc->name);
+  }
+  // An array or stats global's header is its descriptor (BpfAbi.h), in .rodata.
+  llvm::Value *globalHeader(RuntimeBuilder &b, llvm::Value *, const GlobalSlot &slot) override {
+    llvm::GlobalVariable *&g = descriptors_[slot.layoutIndex];
+    if (g)
+      return g;
+    const values::GlobalDesc &d = *slot.desc;
+    uint32_t strings = 0;
+    for (uint32_t c = 0; c < d.keyCount && c < d.keys.size(); ++c)
+      if (d.keys[c] == values::KeyKind::String)
+        strings |= 1u << c;
+    uint32_t buckets = d.hist == values::HistKind::Log ? 128
+                       : d.hist == values::HistKind::Linear
+                           ? static_cast<uint32_t>((d.histHigh - d.histLow) / d.histWidth + 3)
+                           : 0;
+    auto *i32 = b.getInt32Ty();
+    auto *i64 = b.getInt64Ty();
+    auto *type = llvm::StructType::get(b.getContext(), {i32, i32, i32, i32, i32, i32, i64, i64});
+    static_assert(sizeof(sonde_bpf_global) == 6 * 4 + 2 * 8);
+    auto *init = llvm::ConstantStruct::get(
+        type,
+        {b.getInt32(slot.layoutIndex), b.getInt32(d.keyCount), b.getInt32(strings),
+         b.getInt32(static_cast<uint32_t>(d.value)), b.getInt32(static_cast<uint32_t>(d.hist)),
+         b.getInt32(buckets), b.getInt64(static_cast<uint64_t>(d.histLow)),
+         b.getInt64(static_cast<uint64_t>(d.histWidth))});
+    g = new llvm::GlobalVariable(b.module(), type, true, llvm::GlobalValue::PrivateLinkage, init,
+                                 "global." + d.name);
+    g->setSection(".rodata");
+    return g;
+  }
+
+  void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, uint32_t fmt, llvm::Value *args,
+                  uint32_t argCount, uint64_t stringMask, uint32_t) override {
+    uint64_t bytes = sizeof(sonde_bpf_record);
+    for (uint32_t i = 0; i < argCount; ++i)
+      bytes += (stringMask >> i & 1) ? ((shape_.strCap + 2 + 7) & ~7u) : 8;
+    recordBytes_ = std::max(recordBytes_, bytes);
+    b.CreateCall(SONDE_RT(b, sonde_bpf_printf),
+                 {ctx, b.constU32(fmt), args, b.constU32(argCount), b.getInt64(stringMask)});
+  }
+  void emitPrintValues(RuntimeBuilder &, llvm::Value *, llvm::Value *, uint32_t, llvm::Value *,
+                       bool) override {
+    refuse("print, println, printd and printdln (use printf)");
+  }
+  void emitPrintChar(RuntimeBuilder &, llvm::Value *, llvm::Value *) override {
+    refuse("print_char");
+  }
+  void emitPrintHistogram(RuntimeBuilder &, llvm::Value *, llvm::Value *, llvm::Value *,
+                          uint32_t) override {
+    refuse("printing a histogram (print it in an end or timer probe)");
+  }
+
+  bool finish(llvm::Module &m, const std::vector<Entry> &entries,
+              const std::vector<uint32_t> &globals, int64_t maxAction, std::string *error) override;
+
+  bool emitObject(llvm::Module &m, const std::string &objectPath, std::string *error) override {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      *error = "cannot write '" + objectPath + "': " + ec.message();
+      return false;
+    }
+    llvm::legacy::PassManager pm;
+    if (tm_->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+      *error = "the BPF back end cannot emit object files";
+      return false;
+    }
+    pm.run(m);
+    out.flush();
+    if (out.has_error()) {
+      *error = "cannot write '" + objectPath + "': " + out.error().message();
+      return false;
+    }
+    return true;
+  }
+  // A BPF object is loaded as it is: libbpf does the relocations.
+  bool link(const std::string &objectPath, const std::string &modulePath,
+            std::string *error) override {
+    std::error_code ec;
+    std::filesystem::rename(objectPath, modulePath, ec);
+    if (ec)
+      *error = "cannot write '" + modulePath + "': " + ec.message();
+    return !ec;
+  }
+  const char *moduleFileName() const override { return "kernel.bpf.o"; }
+
+private:
+  uint64_t stringsStart() const {
+    return SONDE_BPF_CONTEXT_BYTES + shape_.keyBytes + shape_.valueBytes;
+  }
+  void refuse(const std::string &construct) {
+    if (unsupported_.empty())
+      unsupported_ = construct;
+  }
+  void defineConstant(llvm::Module &m, const char *name, uint64_t value);
+  void emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction);
+
+  std::unique_ptr<llvm::TargetMachine> tm_;
+  bpf::KernelStateShape shape_;
+  std::unique_ptr<llvm::Module> runtime_;
+  std::set<std::string> provided_;
+  std::string unsupported_;
+  llvm::GlobalVariable *globals_ = nullptr;
+  std::map<std::string, llvm::Constant *> strings_;
+  std::map<uint32_t, llvm::GlobalVariable *> descriptors_;
+  uint64_t stringBytes_ = 0;
+  uint64_t recordBytes_ = sizeof(sonde_bpf_record) + sizeof(sonde_bpf_error);
+};
+
+void BpfTargetImpl::defineConstant(llvm::Module &m, const char *name, uint64_t value) {
+  auto *i32 = llvm::Type::getInt32Ty(m.getContext());
+  llvm::GlobalVariable *g = m.getGlobalVariable(name);
+  if (!g)
+    return; // the runtime does not use it
+  g->setInitializer(llvm::ConstantInt::get(i32, value));
+  g->setConstant(true);
+  g->setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
+// int sonde_probe_N(void *tracepoint) in section tracepoint/SYSTEM/EVENT.
+void BpfTargetImpl::emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction) {
+  RuntimeBuilder b(m, *this);
+  auto *type = llvm::FunctionType::get(b.getInt32Ty(), {b.ptrTy()}, false);
+  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                    "sonde_probe_" + std::to_string(e.probeIndex), m);
+  fn->setSection("tracepoint/" + e.system + "/" + e.event);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", fn);
+  auto *run = llvm::BasicBlock::Create(m.getContext(), "run", fn);
+  auto *done = llvm::BasicBlock::Create(m.getContext(), "done", fn);
+  b.SetInsertPoint(entry);
+  llvm::Value *ctx =
+      b.CreateCall(SONDE_RT(b, sonde_bpf_enter),
+                   {fn->getArg(0), b.constU32(e.probeIndex), b.constLong(maxAction)});
+  b.CreateCondBr(b.CreateIsNull(ctx), done, run);
+  b.SetInsertPoint(run);
+  b.CreateCall(e.handler, {ctx});
+  b.CreateCall(SONDE_RT(b, sonde_bpf_leave), {ctx});
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  b.CreateRet(b.getInt32(0));
+}
+
+bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
+                           const std::vector<uint32_t> &globals, int64_t maxAction,
+                           std::string *error) {
+  if (!runtime_) {
+    *error = "internal error: the BPF runtime bitcode does not load";
+    return false;
+  }
+  for (const Entry &e : entries)
+    emitEntry(m, e, maxAction);
+  auto *license = llvm::ConstantDataArray::getString(m.getContext(), "GPL");
+  auto *lic = new llvm::GlobalVariable(m, license->getType(), true,
+                                       llvm::GlobalValue::ExternalLinkage, license, "LICENSE");
+  lic->setSection("license");
+
+  // Functions carry no debug info (only the maps' BTF is needed).
+  for (llvm::Function &f : *runtime_)
+    llvm::stripDebugInfo(f);
+  if (llvm::Linker::linkModules(m, std::move(runtime_), llvm::Linker::LinkOnlyNeeded)) {
+    *error = "internal error: the BPF runtime does not link";
+    return false;
+  }
+  uint64_t recordOffset = stringsStart() + stringBytes_;
+  if (recordOffset + recordBytes_ > SONDE_BPF_MAX_SCRATCH_BYTES) {
+    *error = bpf::scratchLimitError(recordOffset + recordBytes_);
+    return false;
+  }
+  defineConstant(m, "sonde_cfg_str_cap", shape_.strCap);
+  defineConstant(m, "sonde_cfg_str_column", shape_.strColumn);
+  defineConstant(m, "sonde_cfg_key_bytes", shape_.keyBytes);
+  defineConstant(m, "sonde_cfg_value_bytes", shape_.valueBytes);
+  defineConstant(m, "sonde_cfg_record_offset", recordOffset);
+  defineConstant(m, "sonde_cfg_record_bytes", recordBytes_);
+  // What sonde sizes the scratch map and checks the shape with.
+  auto *i64 = llvm::Type::getInt64Ty(m.getContext());
+  std::vector<llvm::Constant *> words{llvm::ConstantInt::get(i64, recordOffset + recordBytes_),
+                                      llvm::ConstantInt::get(i64, recordBytes_),
+                                      llvm::ConstantInt::get(i64, globals.size())};
+  for (uint32_t g : globals)
+    words.push_back(llvm::ConstantInt::get(i64, g));
+  auto *infoType = llvm::ArrayType::get(i64, words.size());
+  auto *info =
+      new llvm::GlobalVariable(m, infoType, true, llvm::GlobalValue::ExternalLinkage,
+                               llvm::ConstantArray::get(infoType, words), "sonde_kernel_info");
+  info->setSection(".rodata");
+  auto *zerosType = llvm::ArrayType::get(llvm::Type::getInt8Ty(m.getContext()),
+                                         std::max(shape_.keyBytes, shape_.valueBytes));
+  if (llvm::GlobalVariable *zeros = m.getGlobalVariable("sonde_zeros")) {
+    auto *def = new llvm::GlobalVariable(m, zerosType, true, llvm::GlobalValue::InternalLinkage,
+                                         llvm::ConstantAggregateZero::get(zerosType), "");
+    def->setSection(".rodata");
+    def->setAlignment(llvm::Align(8));
+    zeros->replaceAllUsesWith(def);
+    zeros->eraseFromParent();
+    def->setName("sonde_zeros");
+  }
+
+  // One program per probe: everything else is inlined into the entries.
+  for (llvm::Function &f : m) {
+    if (f.isDeclaration() || f.getName().starts_with("sonde_probe_"))
+      continue;
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    f.removeFnAttr(llvm::Attribute::NoInline);
+    f.removeFnAttr(llvm::Attribute::OptimizeNone);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  for (llvm::Function &f : m)
+    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty()) {
+      *error = "internal error: kernel probes call '" + f.getName().str() +
+               "', which the BPF runtime does not define";
+      return false;
+    }
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<BpfTarget> makeBpfTarget(const bpf::KernelStateShape &shape, std::string *error) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    LLVMInitializeBPFTargetInfo();
+    LLVMInitializeBPFTarget();
+    LLVMInitializeBPFTargetMC();
+    LLVMInitializeBPFAsmPrinter();
+  });
+  std::string lookupError;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, lookupError);
+  if (!target) {
+    *error = "LLVM has no BPF target: " + lookupError;
+    return nullptr;
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      kTriple, "v4", "", options, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Default));
+  if (!tm) {
+    *error = "cannot create a BPF target machine";
+    return nullptr;
+  }
+  return std::make_unique<BpfTargetImpl>(std::move(tm), shape);
+}
+
+} // namespace sonde::codegen

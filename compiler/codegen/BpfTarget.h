@@ -1,0 +1,40 @@
+// The BPF target: kernel.trace handlers become one BPF program per probe in an
+// ELF object that sonde loads with libbpf (probes/tracepoint/KernelProbeSet).
+// The IR generator is the same as for native handlers; this target maps its
+// runtime calls onto the BPF runtime (runtime/bpf/BpfRuntime.bpf.c, linked in
+// as bitcode), keeps strings in a per-CPU scratch map, scalars in `.bss`,
+// arrays and aggregates in hash maps, and printf in ring-buffer records.
+#pragma once
+
+#include "codegen/CodegenTarget.h"
+#include "runtime/bpf/KernelStateShape.h"
+
+#include <llvm/IR/Function.h>
+
+#include <string>
+#include <vector>
+
+namespace sonde::codegen {
+
+class BpfTarget : public CodegenTarget {
+public:
+  // A kernel probe's entry: probe table index, handler and tracepoint.
+  struct Entry {
+    uint32_t probeIndex;
+    llvm::Function *handler;
+    std::string system, event;
+  };
+  // Links the runtime, defines the script's constants and the entry programs,
+  // and leaves every other function internal and inlined; `globals` (layout
+  // indexes the kernel probes use) are recorded for the loader. False (message
+  // in *error) if the result cannot become BPF.
+  virtual bool finish(llvm::Module &m, const std::vector<Entry> &entries,
+                      const std::vector<uint32_t> &globals, int64_t maxAction,
+                      std::string *error) = 0;
+};
+
+// The BPF target for a script whose globals have this shape; null (message in
+// *error) if LLVM lacks the BPF back end.
+std::unique_ptr<BpfTarget> makeBpfTarget(const bpf::KernelStateShape &shape, std::string *error);
+
+} // namespace sonde::codegen

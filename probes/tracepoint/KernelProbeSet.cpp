@@ -1,0 +1,468 @@
+#include "probes/tracepoint/KernelProbeSet.h"
+
+#include "runtime/bpf/BpfAbi.h"
+#include "runtime/session/LoadedModule.h"
+#include "runtime/session/ProbeRunner.h"
+#include "runtime/values/MapTable.h"
+#include "runtime/values/ScalarStats.h"
+#include "runtime/values/Segment.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+
+namespace sonde::probes::tracepoint {
+
+namespace {
+
+int64_t clockNs(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+// stap's accumulator as BpfRuntime.bpf.c and the segment keep it.
+struct Block {
+  uint32_t lock, reserved;
+  int64_t count, sum, min, max, avgS, m2, varianceS;
+  int64_t buckets[128];
+};
+static_assert(sizeof(Block) == bpf::kStatBlockBytes);
+
+void mergeBlock(Block &into, const Block &b) {
+  if (b.count == 0)
+    return;
+  if (into.count == 0) {
+    into.min = b.min;
+    into.max = b.max;
+  } else {
+    into.min = std::min(into.min, b.min);
+    into.max = std::max(into.max, b.max);
+  }
+  into.count += b.count;
+  into.sum += b.sum;
+  for (size_t i = 0; i < 128; ++i)
+    into.buckets[i] += b.buckets[i];
+}
+
+uint32_t idOf(const std::string &key) {
+  uint64_t id = 0;
+  std::memcpy(&id, key.data(), sizeof id);
+  return static_cast<uint32_t>(id);
+}
+
+} // namespace
+
+std::unique_ptr<KernelProbeSet> KernelProbeSet::open(const std::string &path, uint64_t ringBytes,
+                                                     std::string *error) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> image((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) {
+    *error = "cannot read " + path;
+    return nullptr;
+  }
+  std::unique_ptr<BpfObject> object = BpfObject::open(image, "kernel probes", error);
+  if (!object)
+    return nullptr;
+  return std::unique_ptr<KernelProbeSet>(new KernelProbeSet(std::move(object), ringBytes));
+}
+
+KernelProbeSet::KernelProbeSet(std::unique_ptr<BpfObject> object, uint64_t ringBytes)
+    : object_(std::move(object)), ringBytes_(ringBytes) {}
+
+KernelProbeSet::~KernelProbeSet() {
+  stop();
+  if (ring_)
+    ring_buffer__free(ring_);
+}
+
+char *KernelProbeSet::segmentBase() const { return static_cast<char *>(rt_->segment->base()); }
+
+// The maps sized for this script, from the object's sonde_kernel_info.
+bool KernelProbeSet::size(std::string *error) {
+  std::vector<uint8_t> info = object_->symbolBytes("sonde_kernel_info");
+  std::vector<int64_t> words(info.size() / 8);
+  std::memcpy(words.data(), info.data(), words.size() * 8);
+  if (words.size() < 3 || words.size() != 3 + static_cast<size_t>(words[2])) {
+    *error = "kernel probes: the object has no valid sonde_kernel_info";
+    return false;
+  }
+  scratchBytes_ = static_cast<uint64_t>(words[0]);
+  for (size_t i = 3; i < words.size(); ++i)
+    globals_.push_back(static_cast<uint32_t>(words[i]));
+  if (scratchBytes_ > SONDE_BPF_MAX_SCRATCH_BYTES) {
+    *error = bpf::scratchLimitError(scratchBytes_);
+    return false;
+  }
+  return object_->resizeMap("sonde_scratch", 4, static_cast<uint32_t>(scratchBytes_), 1, 0,
+                            error) &&
+         object_->resizeMap("sonde_arrays", shape_.keyBytes, shape_.valueBytes, shape_.arrayEntries,
+                            BPF_F_NO_PREALLOC, error) &&
+         object_->resizeMap("sonde_aggregates", shape_.keyBytes, shape_.valueBytes,
+                            shape_.aggregateEntries, BPF_F_NO_PREALLOC, error) &&
+         object_->resizeMap("sonde_events", 0, 0, static_cast<uint32_t>(ringBytes_), 0, error);
+}
+
+bool KernelProbeSet::start(session::Runtime &rt, std::string *error) {
+  rt_ = &rt;
+  shape_ = bpf::KernelStateShape::of(rt.module->layout());
+  cpus_ = std::max(libbpf_num_possible_cpus(), 1);
+  if (!size(error))
+    return false;
+  sonde_bpf_control control{};
+  control.target_pid = rt.target;
+  control.realtime_offset_ns = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
+  control.running = 1;
+  if (!object_->setGlobal(".bss", 0, &control, sizeof control, error) || !object_->load(error))
+    return false;
+  bss_ = static_cast<char *>(object_->mapGlobal(".bss", error));
+  if (!bss_)
+    return false;
+  // The state begin probes left, then the records, then the events.
+  for (uint32_t g : globals_) {
+    Entries now = nativeEntries(g);
+    writeKernel(g, {}, now);
+    snapshot_[g] = std::move(now);
+  }
+  ring_ =
+      ring_buffer__new(object_->mapFd("sonde_events"), &KernelProbeSet::onRecord, this, nullptr);
+  if (!ring_) {
+    *error = std::string("kernel probes: cannot read their ring buffer: ") + std::strerror(errno);
+    return false;
+  }
+  drainer_ = std::thread([this] { drain(); });
+  if (!object_->attach(error)) {
+    stop();
+    return false;
+  }
+  return true;
+}
+
+void KernelProbeSet::drain() {
+  while (!stopping_.load(std::memory_order_acquire)) {
+    ring_buffer__poll(ring_, 100);
+    rt_->thread().flushOutput(*rt_->output);
+  }
+  ring_buffer__consume(ring_);
+  session::ThreadState &ts = rt_->thread();
+  ts.flushOutput(*rt_->output);
+  if (rt_->records)
+    ts.stopRecords();
+}
+
+void KernelProbeSet::stop() {
+  if (!drainer_.joinable())
+    return;
+  object_->detach();
+  if (bss_)
+    reinterpret_cast<sonde_bpf_control *>(bss_)->running = 0;
+  stopping_.store(true, std::memory_order_release);
+  drainer_.join();
+  if (uint64_t lost = lostRecords()) {
+    std::string text = "WARNING: kernel probes lost " + std::to_string(lost) +
+                       " records: their ring buffer was full (raise it with -s MB)\n";
+    session::writeError(*rt_, text.c_str(), text.size());
+  }
+}
+
+uint64_t KernelProbeSet::lostRecords() const {
+  if (!bss_)
+    return 0;
+  return __atomic_load_n(&reinterpret_cast<sonde_bpf_control *>(bss_)->lost_records,
+                         __ATOMIC_RELAXED);
+}
+
+int KernelProbeSet::onRecord(void *self, void *data, size_t size) {
+  static_cast<KernelProbeSet *>(self)->record(static_cast<const char *>(data), size);
+  return 0;
+}
+
+// One record of a kernel probe, handled as the handler would have in sonde.
+void KernelProbeSet::record(const char *data, size_t size) {
+  sonde_bpf_record r;
+  if (size < sizeof r)
+    return;
+  std::memcpy(&r, data, sizeof r);
+  session::ThreadState &ts = rt_->thread();
+  sonde_context ctx{};
+  ctx.segment = rt_->segment->abi();
+  ctx.probe_index = r.id;
+  ctx.error_message = ts.errorMessage.data();
+  ctx.error_message[0] = '\0';
+  ctx.runtime = rt_;
+  ctx.thread = &ts;
+  switch (r.kind) {
+  case SONDE_BPF_RECORD_PRINTF: {
+    std::vector<SondeFormatArg> args;
+    size_t off = sizeof r;
+    for (uint32_t i = 0; i < 64 && off < size; ++i) {
+      if (r.string_mask >> i & 1) {
+        uint16_t len = 0;
+        std::memcpy(&len, data + off, sizeof len);
+        if (off + 2 + len >= size)
+          break;
+        args.push_back(SondeFormatArg{.s = data + off + 2}); // NUL-terminated by the helper
+        off += (size_t{len} + 1 + 2 + 7) & ~size_t{7};
+      } else {
+        if (off + 8 > size)
+          break;
+        SondeFormatArg a{};
+        std::memcpy(&a.i, data + off, 8);
+        args.push_back(a);
+        off += 8;
+      }
+    }
+    args.push_back(SondeFormatArg{});
+    sonde_out_printf(&ctx, r.id, args.data(), SONDE_NO_LOCATION);
+    return;
+  }
+  case SONDE_BPF_RECORD_ERROR: {
+    sonde_bpf_error e{};
+    if (size < sizeof r + sizeof e)
+      return;
+    std::memcpy(&e, data + sizeof r, sizeof e);
+    std::string text;
+    if (e.status == SONDE_BPF_ERROR_KERNEL_STRING || e.status == SONDE_BPF_ERROR_USER_STRING) {
+      char line[128];
+      std::snprintf(line, sizeof line,
+                    "%s string copy fault %" PRId64 " at 0x%" PRIx64 " [man error::fault]",
+                    e.status == SONDE_BPF_ERROR_USER_STRING ? "user" : "kernel", e.rc, e.detail);
+      text = line;
+    } else {
+      text = session::runtimeErrorText(e.status);
+    }
+    size_t cap = ts.errorMessage.size();
+    std::strncpy(ctx.error_message, text.c_str(), cap - 1);
+    ctx.error_message[cap - 1] = '\0';
+    ctx.error = e.status == SONDE_ERROR_ABORT ? SONDE_CONTEXT_ABORTED : 1;
+    ctx.error_location = e.location;
+    ts.flushOutput(*rt_->output);
+    session::finishFailedHandler(*rt_, ctx);
+    return;
+  }
+  case SONDE_BPF_RECORD_EXIT:
+    sonde_session_request_exit(rt_->segment->abi());
+    if (rt_->wake)
+      rt_->wake();
+    return;
+  default: return;
+  }
+}
+
+// ------------------------------------------------------------------ state
+
+KernelProbeSet::Entries KernelProbeSet::readMap(int fd, bool perCpu) const {
+  Entries out;
+  std::string key(shape_.keyBytes, '\0'), next(shape_.keyBytes, '\0');
+  std::vector<char> value(shape_.valueBytes * (perCpu ? cpus_ : 1));
+  const void *prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, next.data()) == 0) {
+    if (bpf_map_lookup_elem(fd, next.data(), value.data()) == 0) {
+      if (!perCpu) {
+        out[next].assign(value.data(), shape_.valueBytes);
+      } else {
+        Block merged{};
+        for (int c = 0; c < cpus_; ++c) {
+          Block b;
+          std::memcpy(&b, value.data() + size_t(c) * shape_.valueBytes, sizeof b);
+          mergeBlock(merged, b);
+        }
+        out[next].assign(reinterpret_cast<const char *>(&merged), sizeof merged);
+      }
+    }
+    key = next;
+    prev = key.data();
+  }
+  return out;
+}
+
+// The global as the segment holds it, in the kernel's encoding.
+KernelProbeSet::Entries KernelProbeSet::nativeEntries(uint32_t global) const {
+  const values::GlobalDesc &d = rt_->module->layout().globals()[global];
+  const values::GlobalPlacement &p = rt_->module->layout().placements()[global];
+  char *base = segmentBase();
+  Entries out;
+  if (shape_.scalarOffset[global] >= 0) {
+    size_t n = d.value == values::ValueKind::String ? shape_.strColumn : 8;
+    std::string bytes(n, '\0');
+    if (d.value == values::ValueKind::String)
+      values::copyBoundedString(bytes.data(), base + p.dataOffset, shape_.strCap);
+    else
+      std::memcpy(bytes.data(), base + p.dataOffset, 8);
+    out[""] = bytes;
+    return out;
+  }
+  std::string key(shape_.keyBytes, '\0');
+  uint64_t id = global;
+  std::memcpy(key.data(), &id, 8);
+  auto *header = reinterpret_cast<values::GlobalHeader *>(base + p.offset);
+  if (d.keyCount == 0) { // scalar stats
+    sonde_stat_summary s{};
+    values::scalarStatsSummary(values::globalData<values::StatsHeader>(header), true, s);
+    if (s.count == 0)
+      return out;
+    Block b{};
+    b.count = s.count, b.sum = s.sum, b.min = s.min, b.max = s.max;
+    std::copy_n(s.buckets, std::min<uint32_t>(s.bucket_count, 128), b.buckets);
+    out[key].assign(reinterpret_cast<const char *>(&b), sizeof b);
+    return out;
+  }
+  values::MapTable table(values::globalData<values::MapHeader>(header));
+  for (uint32_t ref = table.oldest(); ref; ref = table.nextNewer(ref)) {
+    std::string k = key;
+    for (uint32_t c = 0; c < d.keyCount; ++c) {
+      uint32_t off = shape_.keyColumnOffset(d, c);
+      if (d.keys[c] == values::KeyKind::String)
+        values::copyBoundedString(k.data() + off, table.key(ref, c), shape_.strCap);
+      else
+        std::memcpy(k.data() + off, table.key(ref, c), 8);
+    }
+    std::string v(shape_.valueBytes, '\0');
+    if (d.value == values::ValueKind::Stats) {
+      const values::StatBlock *sb = table.statValue(ref);
+      Block b{};
+      b.count = sb->count, b.sum = sb->sum, b.min = sb->min, b.max = sb->max;
+      std::copy_n(values::blockBuckets(sb),
+                  std::min<uint32_t>(table.header().valueShape.buckets, 128), b.buckets);
+      std::memcpy(v.data(), &b, sizeof b);
+    } else if (d.value == values::ValueKind::String) {
+      values::copyBoundedString(v.data(), table.value(ref), shape_.strCap);
+    } else {
+      std::memcpy(v.data(), table.value(ref), 8);
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+// Replaces the segment's value of the global with `entries`.
+void KernelProbeSet::writeNative(uint32_t global, const Entries &entries) {
+  const values::GlobalDesc &d = rt_->module->layout().globals()[global];
+  const values::GlobalPlacement &p = rt_->module->layout().placements()[global];
+  char *base = segmentBase();
+  if (shape_.scalarOffset[global] >= 0) {
+    auto it = entries.find("");
+    if (it == entries.end())
+      return;
+    if (d.value == values::ValueKind::String)
+      values::copyBoundedString(base + p.dataOffset, it->second.data(), shape_.strCap);
+    else
+      std::memcpy(base + p.dataOffset, it->second.data(), 8);
+    return;
+  }
+  auto *header = reinterpret_cast<values::GlobalHeader *>(base + p.offset);
+  auto blockOf = [](const std::string &v) {
+    Block b{};
+    std::memcpy(&b, v.data(), std::min(v.size(), sizeof b));
+    return b;
+  };
+  if (d.keyCount == 0) { // scalar stats: the kernel's total in the first slot
+    auto *h = values::globalData<values::StatsHeader>(header);
+    values::scalarStatsClear(h);
+    if (entries.empty())
+      return;
+    Block b = blockOf(entries.begin()->second);
+    values::StatBlock *slot = values::statsSlot(h, 0);
+    slot->count = b.count, slot->sum = b.sum, slot->min = b.min, slot->max = b.max;
+    std::copy_n(b.buckets, std::min<uint32_t>(h->shape.buckets, 128), values::blockBuckets(slot));
+    return;
+  }
+  auto *map = reinterpret_cast<sonde_map *>(header);
+  sonde_map_clear(map);
+  values::MapTable table(values::globalData<values::MapHeader>(header));
+  for (const auto &[k, v] : entries) {
+    sonde_key keys[9]{};
+    for (uint32_t c = 0; c < d.keyCount && c < 9; ++c) {
+      const char *col = k.data() + shape_.keyColumnOffset(d, c);
+      if (d.keys[c] == values::KeyKind::String)
+        keys[c].s = col;
+      else
+        std::memcpy(&keys[c].l, col, 8);
+    }
+    if (d.value == values::ValueKind::Stats) {
+      uint32_t ref = table.findOrInsert(keys);
+      if (!ref)
+        continue;
+      Block b = blockOf(v);
+      values::StatBlock *sb = table.statValue(ref);
+      sb->count = b.count, sb->sum = b.sum, sb->min = b.min, sb->max = b.max;
+      std::copy_n(b.buckets, std::min<uint32_t>(table.header().valueShape.buckets, 128),
+                  values::blockBuckets(sb));
+    } else if (d.value == values::ValueKind::String) {
+      sonde_map_set_string(map, keys, v.data());
+    } else {
+      int64_t n = 0;
+      std::memcpy(&n, v.data(), 8);
+      sonde_map_set_long(map, keys, n);
+    }
+  }
+}
+
+// Applies to the kernel's maps what changed from `before` to `after`.
+void KernelProbeSet::writeKernel(uint32_t global, const Entries &before, const Entries &after) {
+  if (shape_.scalarOffset[global] >= 0) {
+    auto it = after.find("");
+    if (it != after.end())
+      std::memcpy(bss_ + SONDE_BPF_CONTROL_BYTES + shape_.scalarOffset[global], it->second.data(),
+                  it->second.size());
+    return;
+  }
+  bool stats = rt_->module->layout().globals()[global].value == values::ValueKind::Stats;
+  int fd = object_->mapFd(stats ? "sonde_aggregates" : "sonde_arrays");
+  for (const auto &[k, v] : before)
+    if (!after.count(k))
+      bpf_map_delete_elem(fd, k.data());
+  std::vector<char> value(shape_.valueBytes * (stats ? cpus_ : 1), '\0');
+  for (const auto &[k, v] : after) {
+    auto it = before.find(k);
+    if (it != before.end() && it->second == v)
+      continue;
+    std::fill(value.begin(), value.end(), '\0');
+    std::memcpy(value.data(), v.data(), std::min<size_t>(v.size(), shape_.valueBytes));
+    bpf_map_update_elem(fd, k.data(), value.data(), BPF_ANY);
+  }
+}
+
+void KernelProbeSet::importState() {
+  if (!bss_)
+    return;
+  Entries arrays = readMap(object_->mapFd("sonde_arrays"), false);
+  Entries aggregates = readMap(object_->mapFd("sonde_aggregates"), true);
+  for (uint32_t g : globals_) {
+    Entries kernel;
+    if (int64_t off = shape_.scalarOffset[g]; off >= 0) {
+      bool string = rt_->module->layout().globals()[g].value == values::ValueKind::String;
+      kernel[""].assign(bss_ + SONDE_BPF_CONTROL_BYTES + off, string ? shape_.strColumn : 8);
+    } else {
+      bool stats = rt_->module->layout().globals()[g].value == values::ValueKind::Stats;
+      for (const auto &[k, v] : stats ? aggregates : arrays)
+        if (idOf(k) == g)
+          kernel.emplace(k, v);
+    }
+    writeNative(g, kernel);
+    snapshot_[g] = nativeEntries(g);
+  }
+}
+
+void KernelProbeSet::exportChanges() {
+  if (!bss_)
+    return;
+  for (uint32_t g : globals_) {
+    Entries now = nativeEntries(g);
+    Entries &before = snapshot_[g];
+    if (now != before) {
+      writeKernel(g, before, now);
+      before = std::move(now);
+    }
+  }
+}
+
+} // namespace sonde::probes::tracepoint

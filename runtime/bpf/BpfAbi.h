@@ -1,0 +1,118 @@
+/* What kernel-probe code (BPF, compiler/codegen/BpfTarget) shares with sonde,
+ * which loads it and drains its output (probes/tracepoint/KernelProbeSet).
+ *
+ * State:
+ *  - scalar globals live in the `.bss` global `sonde_globals` after its
+ *    sonde_bpf_control head, at the offsets KernelStateShape gives (the
+ *    compiler and sonde derive them from the GlobalLayout the same way);
+ *  - array globals are entries of one hash map `sonde_arrays`, keyed by the
+ *    global's layout index and its key columns (longs 8 bytes, strings
+ *    MAXSTRINGLEN bytes, zero padded); stats, scalar or array, are entries of
+ *    one per-CPU hash map `sonde_aggregates` holding stap's accumulator block.
+ *  - one per-CPU array `sonde_scratch` holds the sonde_context, the key being
+ *    built, the record being written and every string buffer of a handler.
+ * Output: records in the ring buffer `sonde_events`.
+ */
+#ifndef SONDE_RUNTIME_BPF_BPF_ABI_H
+#define SONDE_RUNTIME_BPF_BPF_ABI_H
+
+#include "runtime/session/ContextAbi.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a kernel probe's code knows of one array or stats global: the address
+ * generated code passes as `sonde_map *` / `sonde_stats *` points at this. */
+typedef struct sonde_bpf_global {
+  uint32_t id;          /* layout index: the first key word */
+  uint32_t key_count;   /* 0 for scalar stats */
+  uint32_t string_keys; /* bit c: column c is a string */
+  uint32_t value_kind;  /* values::ValueKind: 0 long, 1 string, 2 stats */
+  uint32_t hist_kind;   /* enum sonde_stat_hist_kind */
+  uint32_t buckets;     /* histogram buckets (0 without) */
+  int64_t hist_low, hist_width;
+} sonde_bpf_global;
+
+/* Scratch layout: the context, the key being built, a value (KernelStateShape
+ * sizes), the handlers' string buffers, then the record being written. The
+ * `.rodata` array `sonde_kernel_info` gives the whole size, the record's, the
+ * number of globals kernel probes use and their layout indexes (int64 each). */
+#define SONDE_BPF_CONTEXT_BYTES 128u
+/* The largest per-CPU map value, so the largest scratch (PCPU_MIN_UNIT_SIZE). */
+#define SONDE_BPF_MAX_SCRATCH_BYTES 32768u
+
+/* The head of the `.bss` global `sonde_globals`: what sonde sets before the
+ * programs load and reads while they run. The script's scalars follow it. */
+typedef struct sonde_bpf_control {
+  int64_t target_pid;         /* target() */
+  int64_t realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at load */
+  uint64_t lost_records;      /* records the full ring buffer refused */
+  uint32_t running;           /* non-zero while handlers may start */
+  uint32_t reserved;
+  uint64_t pad[4];
+} sonde_bpf_control;
+#define SONDE_BPF_CONTROL_BYTES 64u
+
+/* Record kinds in sonde_events. */
+enum sonde_bpf_record_kind {
+  SONDE_BPF_RECORD_PRINTF = 1, /* format id, then the arguments */
+  SONDE_BPF_RECORD_ERROR = 2,  /* a handler ended with ctx->error set */
+  SONDE_BPF_RECORD_EXIT = 3,   /* exit() */
+};
+
+/* Every record starts with this header. */
+typedef struct sonde_bpf_record {
+  uint32_t kind; /* enum sonde_bpf_record_kind */
+  uint32_t id;   /* printf: format id; error: probe index */
+  uint32_t pid, tid;
+  uint64_t time_ns; /* bpf_ktime_get_ns() */
+  uint32_t cpu;
+  uint32_t size;        /* bytes of the whole record */
+  uint64_t string_mask; /* printf: bit i set if argument i is a string */
+} sonde_bpf_record;
+
+/* A printf record's arguments follow the header in order: a long as 8 bytes;
+ * a string as a uint16_t length (without NUL) and its bytes, the next argument
+ * starting 8-byte aligned. */
+
+/* An error record's body. */
+typedef struct sonde_bpf_error {
+  int32_t status;    /* sonde_status or sonde_error_code */
+  uint32_t location; /* sonde_location index */
+  uint64_t detail;   /* the faulting address of a string copy, else 0 */
+  int64_t rc;        /* the failing helper's return code, else 0 */
+} sonde_bpf_error;
+
+/* Error codes only kernel probes raise (beyond ContextAbi.h's). */
+enum sonde_bpf_error_code {
+  SONDE_BPF_ERROR_KERNEL_STRING = 200, /* "kernel string copy fault at 0x..." */
+  SONDE_BPF_ERROR_USER_STRING = 201,   /* "user string copy fault at 0x..." */
+};
+
+/* ---- entry points only kernel-probe code calls ---- */
+
+/* The handler's context in scratch (NULL if scratch is missing), and after the
+ * handler: its error, if any, as a record. */
+sonde_context *sonde_bpf_enter(void *tracepoint, uint32_t probe, int64_t actions);
+void sonde_bpf_leave(sonde_context *ctx);
+/* Strings in kernel memory (scratch, .rodata, the tracepoint record). */
+void sonde_bpf_strcpy(char *dst, const char *src, uint32_t cap);
+void sonde_bpf_strcat(char *dst, const char *src, uint32_t cap);
+int32_t sonde_bpf_strcmp(const char *a, const char *b, uint32_t cap);
+/* $field: an integer of `size` bytes at `offset` of the tracepoint record, or a
+ * string: char[length] there, or (length 0) a __data_loc / (rel) __rel_loc one. */
+int64_t sonde_bpf_field_long(sonde_context *ctx, uint32_t offset, uint32_t size, int32_t isSigned);
+void sonde_bpf_field_string(sonde_context *ctx, char *out, uint32_t offset, uint32_t length,
+                            int32_t rel);
+/* printf(format #fmt, args[count]) as a record; bit i of string_mask: a string. */
+void sonde_bpf_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args, uint32_t count,
+                      uint64_t stringMask);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SONDE_RUNTIME_BPF_BPF_ABI_H */

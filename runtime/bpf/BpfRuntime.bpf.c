@@ -1,0 +1,552 @@
+/* The runtime of kernel probes: the sonde_* entry points generated code calls
+ * (runtime/session/ContextAbi.h, runtime/values/ValueAbi.h, BuiltinAbi.h),
+ * written for the BPF machine. Built to LLVM bitcode with the project and
+ * linked into every kernel module by compiler/codegen/BpfTarget, which defines
+ * the sonde_cfg_* constants for the script and inlines everything into one
+ * program per probe. The layout of state and records is in BpfAbi.h. */
+#include <bpf/bpf_helpers.h>
+#include <linux/bpf.h>
+
+#include "runtime/bpf/BpfAbi.h"
+#include "runtime/session/BuiltinAbi.h"
+#include "runtime/values/ValueAbi.h"
+
+#define SONDE_INLINE __attribute__((always_inline))
+
+/* Set by BpfTarget for the script being compiled. */
+extern const uint32_t sonde_cfg_str_cap;       /* MAXSTRINGLEN */
+extern const uint32_t sonde_cfg_str_column;    /* a string key column: MAXSTRINGLEN, 8-aligned */
+extern const uint32_t sonde_cfg_key_bytes;     /* the array/aggregate key, id included */
+extern const uint32_t sonde_cfg_value_bytes;   /* an array value, also the aggregate block */
+extern const uint32_t sonde_cfg_record_offset; /* where the record is built */
+extern const uint32_t sonde_cfg_record_bytes;  /* the largest record */
+extern sonde_bpf_control sonde_globals;        /* .bss: control, then the scalars */
+/* .rodata zeros, as many as the larger of a key and a value: BPF cannot memset
+ * more than 1 KiB in one go, so keys and values are cleared by copying these. */
+extern const char sonde_zeros[];
+
+/* Sizes here are placeholders: sonde sets the script's before loading. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __uint(key_size, 4);
+  __uint(value_size, 8);
+} sonde_scratch SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1);
+  __uint(key_size, 8);
+  __uint(value_size, 8);
+} sonde_arrays SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, 1);
+  __uint(key_size, 8);
+  __uint(value_size, 8);
+} sonde_aggregates SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 4096);
+} sonde_events SEC(".maps");
+
+/* ------------------------------------------------------------------ scratch */
+
+static SONDE_INLINE char *scratch(void) {
+  uint32_t zero = 0;
+  return bpf_map_lookup_elem(&sonde_scratch, &zero);
+}
+static SONDE_INLINE char *keyArea(char *s) { return s + SONDE_BPF_CONTEXT_BYTES; }
+static SONDE_INLINE char *valueArea(char *s) { return keyArea(s) + sonde_cfg_key_bytes; }
+static SONDE_INLINE char *recordArea(char *s) { return s + sonde_cfg_record_offset; }
+
+/* The hash key of (global, keys): zero padded so equal keys hash alike. */
+static SONDE_INLINE char *buildKey(char *s, const sonde_bpf_global *g, const sonde_key *keys) {
+  char *key = keyArea(s);
+  bpf_probe_read_kernel(key, sonde_cfg_key_bytes, sonde_zeros);
+  *(uint64_t *)key = g->id;
+  uint32_t off = 8;
+  for (uint32_t c = 0; c < 9; ++c) {
+    if (c >= g->key_count)
+      break;
+    if (g->string_keys & (1u << c)) {
+      bpf_probe_read_kernel_str(key + off, sonde_cfg_str_cap, keys[c].s);
+      off += sonde_cfg_str_column;
+    } else {
+      *(int64_t *)(key + off) = keys[c].l;
+      off += 8;
+    }
+  }
+  return key;
+}
+
+/* The value of `key` in `map`, created zeroed if absent; null when full. */
+static SONDE_INLINE void *lookupOrCreate(void *map, char *s, char *key) {
+  void *v = bpf_map_lookup_elem(map, key);
+  if (v)
+    return v;
+  (void)s;
+  bpf_map_update_elem(map, key, sonde_zeros, BPF_NOEXIST);
+  return bpf_map_lookup_elem(map, key);
+}
+
+/* ------------------------------------------------------------------ entry and exit */
+
+/* The context of a handler run: in scratch, zeroed, with its budget. */
+SONDE_INLINE sonde_context *sonde_bpf_enter(void *tracepoint, uint32_t probe, int64_t actions) {
+  char *s = scratch();
+  if (!s)
+    return 0;
+  sonde_context *ctx = (sonde_context *)s;
+  __builtin_memset(ctx, 0, SONDE_BPF_CONTEXT_BYTES);
+  ctx->actions_left = actions;
+  ctx->probe_index = probe;
+  ctx->probe_data = tracepoint;
+  return ctx;
+}
+
+static SONDE_INLINE void fillHeader(sonde_bpf_record *r, uint32_t kind, uint32_t id) {
+  uint64_t pidTgid = bpf_get_current_pid_tgid();
+  r->kind = kind;
+  r->id = id;
+  r->pid = (uint32_t)(pidTgid >> 32);
+  r->tid = (uint32_t)pidTgid;
+  r->time_ns = bpf_ktime_get_ns();
+  r->cpu = bpf_get_smp_processor_id();
+  r->string_mask = 0;
+}
+
+static SONDE_INLINE void emit(char *record, uint32_t size) {
+  if (bpf_ringbuf_output(&sonde_events, record, size, 0) != 0)
+    __sync_fetch_and_add(&sonde_globals.lost_records, 1);
+}
+
+/* After the handler: an error it ended with goes to sonde as a record. */
+SONDE_INLINE void sonde_bpf_leave(sonde_context *ctx) {
+  if (!ctx->error)
+    return;
+  char *rec = recordArea((char *)ctx);
+  sonde_bpf_record *r = (sonde_bpf_record *)rec;
+  fillHeader(r, SONDE_BPF_RECORD_ERROR, ctx->probe_index);
+  sonde_bpf_error *e = (sonde_bpf_error *)(r + 1);
+  e->status = (int32_t)ctx->reserved;
+  e->location = ctx->error_location;
+  e->detail = (uint64_t)ctx->error_message;
+  e->rc = (int64_t)ctx->runtime;
+  r->size = sizeof *r + sizeof *e;
+  emit(rec, sizeof *r + sizeof *e);
+}
+
+/* ------------------------------------------------------------------ errors, session */
+
+SONDE_INLINE void sonde_raise(sonde_context *ctx, int32_t status, uint32_t loc) {
+  ctx->error = status == SONDE_ERROR_ABORT ? SONDE_CONTEXT_ABORTED : 1;
+  ctx->uncatchable = status == SONDE_ERROR_MAXACTION || status == SONDE_ERROR_ABORT;
+  ctx->reserved = (uint32_t)status;
+  ctx->error_location = loc;
+}
+
+SONDE_INLINE void sonde_raise_map_full(sonde_context *ctx, const sonde_map *m, uint32_t loc) {
+  (void)m;
+  sonde_raise(ctx, SONDE_ERR_MAP_FULL, loc);
+}
+
+/* Kernel probes take no locks: map updates are the kernel's, aggregates per CPU. */
+SONDE_INLINE int sonde_locks_take(sonde_segment *seg, const uint64_t *offsets, uint32_t count) {
+  (void)seg, (void)offsets, (void)count;
+  return SONDE_OK;
+}
+SONDE_INLINE void sonde_locks_release(sonde_segment *seg, const uint64_t *offsets, uint32_t count) {
+  (void)seg, (void)offsets, (void)count;
+}
+SONDE_INLINE int sonde_session_note_skipped(sonde_segment *seg) {
+  (void)seg;
+  return 0;
+}
+SONDE_INLINE int sonde_session_running(const sonde_segment *seg) {
+  (void)seg;
+  return sonde_globals.running != 0;
+}
+
+void sonde_fn_exit_0(sonde_context *ctx, uint32_t loc) {
+  (void)loc;
+  char *rec = recordArea((char *)ctx);
+  sonde_bpf_record *r = (sonde_bpf_record *)rec;
+  fillHeader(r, SONDE_BPF_RECORD_EXIT, ctx->probe_index);
+  r->size = sizeof *r;
+  emit(rec, sizeof *r);
+}
+
+/* ------------------------------------------------------------------ strings */
+
+SONDE_INLINE void sonde_bpf_strcpy(char *dst, const char *src, uint32_t cap) {
+  if (dst == src)
+    return;
+  if (bpf_probe_read_kernel_str(dst, cap, src) < 0)
+    dst[0] = 0;
+}
+
+static SONDE_INLINE uint32_t boundedLength(const char *s, uint32_t cap) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < 65536; ++i) {
+    if (i + 1 >= cap || !s[i])
+      break;
+    ++n;
+  }
+  return n;
+}
+
+SONDE_INLINE void sonde_bpf_strcat(char *dst, const char *src, uint32_t cap) {
+  uint32_t len = boundedLength(dst, cap);
+  if (len + 1 >= cap)
+    return;
+  if (bpf_probe_read_kernel_str(dst + len, cap - len, src) < 0)
+    dst[len] = 0;
+}
+
+SONDE_INLINE int32_t sonde_bpf_strcmp(const char *a, const char *b, uint32_t cap) {
+  for (uint32_t i = 0; i < 65536; ++i) {
+    if (i >= cap)
+      break;
+    unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+    if (x != y)
+      return x < y ? -1 : 1;
+    if (!x)
+      break;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ tracepoint fields */
+
+/* $field of an integer or pointer field: `size` bytes at `offset`. */
+SONDE_INLINE int64_t sonde_bpf_field_long(sonde_context *ctx, uint32_t offset, uint32_t size,
+                                          int32_t isSigned) {
+  const char *base = (const char *)ctx->probe_data;
+  int64_t v = 0;
+  switch (size) {
+  case 1: {
+    uint8_t x = 0;
+    bpf_probe_read_kernel(&x, 1, base + offset);
+    v = isSigned ? (int64_t)(int8_t)x : (int64_t)x;
+    break;
+  }
+  case 2: {
+    uint16_t x = 0;
+    bpf_probe_read_kernel(&x, 2, base + offset);
+    v = isSigned ? (int64_t)(int16_t)x : (int64_t)x;
+    break;
+  }
+  case 4: {
+    uint32_t x = 0;
+    bpf_probe_read_kernel(&x, 4, base + offset);
+    v = isSigned ? (int64_t)(int32_t)x : (int64_t)x;
+    break;
+  }
+  default: bpf_probe_read_kernel(&v, 8, base + offset); break;
+  }
+  return v;
+}
+
+/* $field of a string field: a char[length] array at `offset`, or (length 0) a
+ * __data_loc (rel 0) / __rel_loc (rel 1) descriptor there. */
+SONDE_INLINE void sonde_bpf_field_string(sonde_context *ctx, char *out, uint32_t offset,
+                                         uint32_t length, int32_t rel) {
+  const char *base = (const char *)ctx->probe_data;
+  const char *src = base + offset;
+  uint32_t cap = sonde_cfg_str_cap;
+  if (length == 0) {
+    uint32_t loc = 0;
+    bpf_probe_read_kernel(&loc, 4, base + offset);
+    src = (rel ? base + offset + 4 : base) + (loc & 0xffff);
+  } else if (length + 1 < cap) {
+    cap = length + 1;
+  }
+  if (bpf_probe_read_kernel_str(out, cap, src) < 0)
+    out[0] = 0;
+}
+
+/* ------------------------------------------------------------------ arrays */
+
+static SONDE_INLINE const sonde_bpf_global *globalOf(const void *header) {
+  return (const sonde_bpf_global *)header;
+}
+
+SONDE_INLINE int64_t sonde_map_get_long(const sonde_map *m, const sonde_key *keys) {
+  char *s = scratch();
+  if (!s)
+    return 0;
+  int64_t *v = bpf_map_lookup_elem(&sonde_arrays, buildKey(s, globalOf(m), keys));
+  return v ? *v : 0;
+}
+
+SONDE_INLINE int sonde_map_set_long(sonde_map *m, const sonde_key *keys, int64_t value) {
+  char *s = scratch();
+  if (!s)
+    return SONDE_ERR_NO_MEMORY;
+  char *key = buildKey(s, globalOf(m), keys);
+  char *val = valueArea(s);
+  bpf_probe_read_kernel(val, sonde_cfg_value_bytes, sonde_zeros);
+  *(int64_t *)val = value;
+  return bpf_map_update_elem(&sonde_arrays, key, val, BPF_ANY) ? SONDE_ERR_MAP_FULL : SONDE_OK;
+}
+
+SONDE_INLINE int sonde_map_ref_long(sonde_map *m, const sonde_key *keys, int64_t **ref) {
+  char *s = scratch();
+  if (!s)
+    return SONDE_ERR_NO_MEMORY;
+  int64_t *v = lookupOrCreate(&sonde_arrays, s, buildKey(s, globalOf(m), keys));
+  if (!v)
+    return SONDE_ERR_MAP_FULL;
+  *ref = v;
+  return SONDE_OK;
+}
+
+SONDE_INLINE void sonde_map_get_string(const sonde_map *m, const sonde_key *keys, char *out) {
+  char *s = scratch();
+  const char *v = s ? bpf_map_lookup_elem(&sonde_arrays, buildKey(s, globalOf(m), keys)) : 0;
+  if (!v || bpf_probe_read_kernel_str(out, sonde_cfg_str_cap, v) < 0)
+    out[0] = 0;
+}
+
+SONDE_INLINE int sonde_map_set_string(sonde_map *m, const sonde_key *keys, const char *value) {
+  char *s = scratch();
+  if (!s)
+    return SONDE_ERR_NO_MEMORY;
+  char *key = buildKey(s, globalOf(m), keys);
+  char *val = valueArea(s);
+  bpf_probe_read_kernel(val, sonde_cfg_value_bytes, sonde_zeros);
+  bpf_probe_read_kernel_str(val, sonde_cfg_str_cap, value);
+  return bpf_map_update_elem(&sonde_arrays, key, val, BPF_ANY) ? SONDE_ERR_MAP_FULL : SONDE_OK;
+}
+
+SONDE_INLINE int sonde_map_ref_string(sonde_map *m, const sonde_key *keys, char **ref) {
+  char *s = scratch();
+  if (!s)
+    return SONDE_ERR_NO_MEMORY;
+  char *v = lookupOrCreate(&sonde_arrays, s, buildKey(s, globalOf(m), keys));
+  if (!v)
+    return SONDE_ERR_MAP_FULL;
+  *ref = v;
+  return SONDE_OK;
+}
+
+SONDE_INLINE int sonde_map_exists(const sonde_map *m, const sonde_key *keys) {
+  char *s = scratch();
+  return s && bpf_map_lookup_elem(&sonde_arrays, buildKey(s, globalOf(m), keys)) ? 1 : 0;
+}
+
+SONDE_INLINE void sonde_map_delete(sonde_map *m, const sonde_key *keys) {
+  char *s = scratch();
+  if (s)
+    bpf_map_delete_elem(&sonde_arrays, buildKey(s, globalOf(m), keys));
+}
+
+/* ------------------------------------------------------------------ aggregates */
+
+/* stap's accumulator (runtime/values/SegmentFormat.h StatBlock), then buckets. */
+typedef struct statBlock {
+  uint32_t slotLock, reserved;
+  int64_t count, sum, min, max;
+  int64_t avgS, m2, varianceS;
+  int64_t buckets[128];
+} statBlock;
+
+static SONDE_INLINE uint32_t bucketOf(const sonde_bpf_global *g, int64_t v) {
+  if (g->hist_kind == SONDE_STAT_HIST_LOG) {
+    if (v == 0)
+      return 64;
+    uint64_t magnitude = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    uint32_t res = 65 + (63 - (uint32_t)__builtin_clzll(magnitude));
+    if (v < 0)
+      res = 128 - res;
+    return res < 128 ? res : 127;
+  }
+  int64_t off = (int64_t)((uint64_t)v - (uint64_t)g->hist_low);
+  uint64_t index = off < 0 ? 0 : (uint64_t)off / (uint64_t)g->hist_width + 1;
+  return index >= g->buckets - 1 ? g->buckets - 1 : (uint32_t)index;
+}
+
+static SONDE_INLINE int statsAdd(const sonde_bpf_global *g, const sonde_key *keys, int64_t v) {
+  char *s = scratch();
+  if (!s)
+    return SONDE_ERR_NO_MEMORY;
+  statBlock *b = lookupOrCreate(&sonde_aggregates, s, buildKey(s, g, keys));
+  if (!b)
+    return SONDE_ERR_MAP_FULL;
+  if (b->count == 0) {
+    b->count = 1;
+    b->sum = b->min = b->max = v;
+  } else {
+    b->count += 1;
+    b->sum += v;
+    if (v > b->max)
+      b->max = v;
+    if (v < b->min)
+      b->min = v;
+  }
+  if (g->hist_kind != SONDE_STAT_HIST_NONE) {
+    uint64_t bucket = bucketOf(g, v);
+    /* Hide the range the compiler proved, so the mask the verifier needs stays. */
+    asm volatile("" : "+r"(bucket));
+    b->buckets[bucket & 127] += 1;
+  }
+  return SONDE_OK;
+}
+
+SONDE_INLINE void sonde_stats_add(sonde_stats *st, int64_t value) {
+  statsAdd(globalOf(st), 0, value);
+}
+
+SONDE_INLINE int sonde_map_stats_add(sonde_map *m, const sonde_key *keys, int64_t value) {
+  return statsAdd(globalOf(m), keys, value);
+}
+
+/* ------------------------------------------------------------------ printf */
+
+/* printf(format #fmt, args): the record; bit i of string_mask: args[i] is a string. */
+SONDE_INLINE void sonde_bpf_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args,
+                                   uint32_t count, uint64_t stringMask) {
+  char *rec = recordArea((char *)ctx);
+  sonde_bpf_record *r = (sonde_bpf_record *)rec;
+  fillHeader(r, SONDE_BPF_RECORD_PRINTF, fmt);
+  r->string_mask = stringMask;
+  uint32_t off = sizeof *r;
+  for (uint32_t c = 0; c < 64; ++c) {
+    if (c >= count)
+      break;
+    if (stringMask & (1ull << c)) {
+      long n = bpf_probe_read_kernel_str(rec + off + 2, sonde_cfg_str_cap, args[c].s);
+      if (n < 1) {
+        n = 1;
+        rec[off + 2] = 0;
+      }
+      if (n > sonde_cfg_str_cap)
+        n = sonde_cfg_str_cap;
+      *(uint16_t *)(rec + off) = (uint16_t)(n - 1);
+      off += ((uint32_t)n + 2 + 7) & ~7u;
+    } else {
+      *(int64_t *)(rec + off) = args[c].i;
+      off += 8;
+    }
+  }
+  r->size = off;
+  if (off <= sonde_cfg_record_bytes)
+    emit(rec, off);
+}
+
+/* ------------------------------------------------------------------ built-ins */
+
+int64_t sonde_fn_pid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)(bpf_get_current_pid_tgid() >> 32);
+}
+int64_t sonde_fn_tid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)(uint32_t)bpf_get_current_pid_tgid();
+}
+int64_t sonde_fn_uid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)(uint32_t)bpf_get_current_uid_gid();
+}
+int64_t sonde_fn_gid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)(bpf_get_current_uid_gid() >> 32);
+}
+int64_t sonde_fn_cpu_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return bpf_get_smp_processor_id();
+}
+int64_t sonde_fn_target_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return sonde_globals.target_pid;
+}
+void sonde_fn_execname_0(sonde_context *ctx, char *out, uint32_t loc) {
+  (void)ctx, (void)loc;
+  char comm[16];
+  if (bpf_get_current_comm(comm, sizeof comm) ||
+      bpf_probe_read_kernel_str(out, sonde_cfg_str_cap, comm) < 0)
+    out[0] = 0;
+}
+
+static SONDE_INLINE int64_t realtimeNs(void) {
+  return (int64_t)bpf_ktime_get_ns() + sonde_globals.realtime_offset_ns;
+}
+int64_t sonde_fn_gettimeofday_ns_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return realtimeNs();
+}
+int64_t sonde_fn_gettimeofday_us_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return realtimeNs() / 1000;
+}
+int64_t sonde_fn_gettimeofday_ms_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return realtimeNs() / 1000000;
+}
+int64_t sonde_fn_gettimeofday_s_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return realtimeNs() / 1000000000;
+}
+int64_t sonde_fn_ktime_get_ns_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns();
+}
+int64_t sonde_fn_local_clock_ns_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns();
+}
+int64_t sonde_fn_local_clock_us_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns() / 1000;
+}
+int64_t sonde_fn_local_clock_ms_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns() / 1000000;
+}
+int64_t sonde_fn_local_clock_s_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns() / 1000000000;
+}
+
+/* A string read failed: stap's fault error, with the address and the code. */
+static SONDE_INLINE void stringFault(sonde_context *ctx, int32_t status, int64_t addr, long rc,
+                                     uint32_t loc) {
+  sonde_raise(ctx, status, loc);
+  ctx->error_message = (char *)addr;
+  ctx->runtime = (void *)rc;
+}
+
+static SONDE_INLINE void readString(sonde_context *ctx, char *out, int64_t addr, uint32_t cap,
+                                    int user, uint32_t loc) {
+  long rc = user ? bpf_probe_read_user_str(out, cap, (const void *)addr)
+                 : bpf_probe_read_kernel_str(out, cap, (const void *)addr);
+  if (rc < 0) {
+    out[0] = 0;
+    stringFault(ctx, user ? SONDE_BPF_ERROR_USER_STRING : SONDE_BPF_ERROR_KERNEL_STRING, addr, rc,
+                loc);
+  }
+}
+
+static SONDE_INLINE uint32_t capOf(int64_t n) {
+  return n < 0 ? 1 : n + 1 < sonde_cfg_str_cap ? (uint32_t)n + 1 : sonde_cfg_str_cap;
+}
+
+void sonde_fn_kernel_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  readString(ctx, out, addr, sonde_cfg_str_cap, 0, loc);
+}
+void sonde_fn_kernel_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                                uint32_t loc) {
+  readString(ctx, out, addr, capOf(n), 0, loc);
+}
+void sonde_fn_user_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  readString(ctx, out, addr, sonde_cfg_str_cap, 1, loc);
+}
+void sonde_fn_user_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                              uint32_t loc) {
+  readString(ctx, out, addr, capOf(n), 1, loc);
+}
+
+char LICENSE[] SEC("license") = "GPL";
