@@ -15,6 +15,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <bit>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -38,7 +39,6 @@ std::string constructOf(llvm::StringRef fn) {
       {"sonde_map_delete_wild", "delete with '*' keys"},
       {"sonde_map_exists_wild", "'in' with '*' keys"},
       {"sonde_regex_match", "regular expression matching"},
-      {"sonde_error_take", "catch with a message variable"},
       {"sonde_out_sprintf", "sprintf"},
       {"sonde_sprint_values", "sprint"},
       {"sonde_raise_message", "error()"},
@@ -98,10 +98,12 @@ public:
   // every buffer of the module has its own place (all of it inlines into one
   // program per probe, so no two live buffers may share one).
   llvm::Value *newStringBuffer(RuntimeBuilder &b, uint32_t cap) override {
+    // Computed in the entry block: a statement's buffer is reused by later ones.
     llvm::Function *f = b.GetInsertBlock()->getParent();
     uint64_t offset = stringsStart() + stringBytes_;
     stringBytes_ += (cap + 7) & ~7u;
-    return b.bytePtr(f->getArg(0), offset, "str");
+    llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+    return entry.CreateConstInBoundsGEP1_64(entry.getInt8Ty(), f->getArg(0), offset, "str");
   }
   llvm::Constant *stringConstant(RuntimeBuilder &b, llvm::StringRef text) override {
     llvm::Constant *&c = strings_[text.str()];
@@ -294,8 +296,12 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
     return false;
   }
   uint64_t recordOffset = stringsStart() + stringBytes_;
-  if (recordOffset + recordBytes_ > SONDE_BPF_MAX_SCRATCH_BYTES) {
-    *error = bpf::scratchLimitError(recordOffset + recordBytes_);
+  // Record offsets are masked to the record's power-of-two size for the
+  // verifier; a string may start at the largest masked offset.
+  uint64_t recordMask = std::bit_ceil(recordBytes_) - 1;
+  uint64_t scratchBytes = recordOffset + recordMask + 1 + ((shape_.strCap + 2 + 7) & ~7u);
+  if (scratchBytes > SONDE_BPF_MAX_SCRATCH_BYTES) {
+    *error = bpf::scratchLimitError(scratchBytes);
     return false;
   }
   defineConstant(m, "sonde_cfg_str_cap", shape_.strCap);
@@ -304,9 +310,10 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   defineConstant(m, "sonde_cfg_value_bytes", shape_.valueBytes);
   defineConstant(m, "sonde_cfg_record_offset", recordOffset);
   defineConstant(m, "sonde_cfg_record_bytes", recordBytes_);
+  defineConstant(m, "sonde_cfg_record_mask", recordMask);
   // What sonde sizes the scratch map and checks the shape with.
   auto *i64 = llvm::Type::getInt64Ty(m.getContext());
-  std::vector<llvm::Constant *> words{llvm::ConstantInt::get(i64, recordOffset + recordBytes_),
+  std::vector<llvm::Constant *> words{llvm::ConstantInt::get(i64, scratchBytes),
                                       llvm::ConstantInt::get(i64, recordBytes_),
                                       llvm::ConstantInt::get(i64, globals.size())};
   for (uint32_t g : globals)

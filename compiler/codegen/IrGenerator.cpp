@@ -260,7 +260,8 @@ void IrGenerator::emitStatement(ast::Stmt &s) {
 // The innermost statement that used something the target cannot run is named.
 void IrGenerator::checkTargetSupport(const Token &tok) {
   std::string construct = target_.takeUnsupported();
-  if (!construct.empty())
+  // A foreach's end is refused at the same place as its beginning: say it once.
+  if (!construct.empty() && refused_.emplace(construct, &tok).second)
     fail(construct + " is not supported in kernel probes", tok);
 }
 

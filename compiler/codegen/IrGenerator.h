@@ -24,6 +24,8 @@
 #include "diag/Diagnostics.h"
 
 #include <optional>
+#include <set>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -228,8 +230,9 @@ private:
   bool ok_ = true;
 
   FunctionState fs_;
-  const Token *statementTok_ = nullptr; // the statement being emitted
-  const EmittedProbe *probe_ = nullptr; // the handler being emitted, if any
+  const Token *statementTok_ = nullptr;                     // the statement being emitted
+  std::set<std::pair<std::string, const Token *>> refused_; // constructs reported
+  const EmittedProbe *probe_ = nullptr;                     // the handler being emitted, if any
   Value result_;
   std::unordered_map<const ast::FunctionDecl *, llvm::Function *> functions_;
   std::vector<llvm::Function *> handlers_;

@@ -9,6 +9,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <charconv>
 #include <linux/bpf.h>
 
 #include <algorithm>
@@ -86,6 +87,20 @@ KernelProbeSet::~KernelProbeSet() {
 
 char *KernelProbeSet::segmentBase() const { return static_cast<char *>(rt_->segment->base()); }
 
+// "program 'sonde_probe_3'" also says which probe of the script that is.
+void KernelProbeSet::nameRefusedProgram(std::string *error) const {
+  static const std::string prefix = "program 'sonde_probe_";
+  size_t at = error->find(prefix);
+  if (at == std::string::npos)
+    return;
+  size_t digits = at + prefix.size(), end = error->find('\'', digits);
+  uint32_t index = 0;
+  auto [next, ec] = std::from_chars(error->data() + digits, error->data() + end, index);
+  if (ec != std::errc() || next != error->data() + end || index >= rt_->module->desc().probe_count)
+    return;
+  error->insert(end + 1, " (the handler of " + std::string(rt_->module->probe(index).pp) + ")");
+}
+
 // The maps sized for this script, from the object's sonde_kernel_info.
 bool KernelProbeSet::size(std::string *error) {
   std::vector<uint8_t> info = object_->symbolBytes("sonde_kernel_info");
@@ -121,8 +136,13 @@ bool KernelProbeSet::start(session::Runtime &rt, std::string *error) {
   control.target_pid = rt.target;
   control.realtime_offset_ns = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
   control.running = 1;
-  if (!object_->setGlobal(".bss", 0, &control, sizeof control, error) || !object_->load(error))
+  control.max_errors = rt.module->layout().limits().max_errors;
+  if (!object_->setGlobal(".bss", 0, &control, sizeof control, error))
     return false;
+  if (!object_->load(error)) {
+    nameRefusedProgram(error);
+    return false;
+  }
   bss_ = static_cast<char *>(object_->mapGlobal(".bss", error));
   if (!bss_)
     return false;

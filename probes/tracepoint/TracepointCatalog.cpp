@@ -16,14 +16,21 @@ namespace fs = std::filesystem;
 
 std::optional<std::string> TracepointCatalog::kernelEventsDir(std::string *error) {
   std::error_code ec;
-  for (const char *dir : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
+  bool denied = false;
+  for (const char *dir : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
     if (fs::exists(std::string(dir) + "/events", ec))
       return std::string(dir) + "/events";
-  if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0)
+    denied = denied || ec == std::errc::permission_denied;
+  }
+  if (!denied && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0)
     return std::string("/sys/kernel/tracing/events");
-  *error = std::string("cannot read tracepoints: tracefs is not mounted at /sys/kernel/tracing "
-                       "and mounting it failed: ") +
-           std::strerror(errno);
+  if (denied || errno == EPERM || errno == EACCES)
+    *error = "cannot read tracepoints: permission denied on /sys/kernel/tracing (kernel probes "
+             "need root: CAP_BPF, CAP_PERFMON and read access to tracefs)";
+  else
+    *error = std::string("cannot read tracepoints: tracefs is not mounted at "
+                         "/sys/kernel/tracing and mounting it failed: ") +
+             std::strerror(errno);
   return std::nullopt;
 }
 

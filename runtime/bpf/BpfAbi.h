@@ -51,8 +51,9 @@ typedef struct sonde_bpf_control {
   int64_t realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at load */
   uint64_t lost_records;      /* records the full ring buffer refused */
   uint32_t running;           /* non-zero while handlers may start */
-  uint32_t reserved;
-  uint64_t pad[4];
+  uint32_t max_errors;        /* MAXERRORS: the handlers stop themselves past it */
+  uint64_t errors;            /* errors raised by the handlers */
+  uint64_t pad[3];
 } sonde_bpf_control;
 #define SONDE_BPF_CONTROL_BYTES 64u
 

@@ -4,8 +4,10 @@
  * linked into every kernel module by compiler/codegen/BpfTarget, which defines
  * the sonde_cfg_* constants for the script and inlines everything into one
  * program per probe. The layout of state and records is in BpfAbi.h. */
-#include <bpf/bpf_helpers.h>
+// libbpf's helper declarations need the kernel's types first.
 #include <linux/bpf.h>
+// (kept apart so include sorting leaves the order alone)
+#include <bpf/bpf_helpers.h>
 
 #include "runtime/bpf/BpfAbi.h"
 #include "runtime/session/BuiltinAbi.h"
@@ -20,6 +22,7 @@ extern const uint32_t sonde_cfg_key_bytes;     /* the array/aggregate key, id in
 extern const uint32_t sonde_cfg_value_bytes;   /* an array value, also the aggregate block */
 extern const uint32_t sonde_cfg_record_offset; /* where the record is built */
 extern const uint32_t sonde_cfg_record_bytes;  /* the largest record */
+extern const uint32_t sonde_cfg_record_mask;   /* bit_ceil(record bytes) - 1 */
 extern sonde_bpf_control sonde_globals;        /* .bss: control, then the scalars */
 /* .rodata zeros, as many as the larger of a key and a value: BPF cannot memset
  * more than 1 KiB in one go, so keys and values are cleared by copying these. */
@@ -127,6 +130,11 @@ static SONDE_INLINE void emit(char *record, uint32_t size) {
 SONDE_INLINE void sonde_bpf_leave(sonde_context *ctx) {
   if (!ctx->error)
     return;
+  // Like stap's session state: past MAXERRORS (or at abort()) no handler starts,
+  // without waiting for sonde to read the error.
+  if (ctx->error == SONDE_CONTEXT_ABORTED ||
+      __sync_fetch_and_add(&sonde_globals.errors, 1) + 1 > sonde_globals.max_errors)
+    sonde_globals.running = 0;
   char *rec = recordArea((char *)ctx);
   sonde_bpf_record *r = (sonde_bpf_record *)rec;
   fillHeader(r, SONDE_BPF_RECORD_ERROR, ctx->probe_index);
@@ -172,6 +180,7 @@ SONDE_INLINE int sonde_session_running(const sonde_segment *seg) {
 
 void sonde_fn_exit_0(sonde_context *ctx, uint32_t loc) {
   (void)loc;
+  sonde_globals.running = 0;
   char *rec = recordArea((char *)ctx);
   sonde_bpf_record *r = (sonde_bpf_record *)rec;
   fillHeader(r, SONDE_BPF_RECORD_EXIT, ctx->probe_index);
@@ -417,6 +426,11 @@ SONDE_INLINE void sonde_bpf_printf(sonde_context *ctx, uint32_t fmt, const Sonde
   for (uint32_t c = 0; c < 64; ++c) {
     if (c >= count)
       break;
+    // The record is sized for every string at full length, so the mask never
+    // changes the offset; it gives the verifier the bound the arithmetic hides
+    // (the scratch has a string's room past the masked range).
+    asm volatile("" : "+r"(off));
+    off &= sonde_cfg_record_mask;
     if (stringMask & (1ull << c)) {
       long n = bpf_probe_read_kernel_str(rec + off + 2, sonde_cfg_str_cap, args[c].s);
       if (n < 1) {
@@ -547,6 +561,77 @@ void sonde_fn_user_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_
 void sonde_fn_user_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
                               uint32_t loc) {
   readString(ctx, out, addr, capOf(n), 1, loc);
+}
+
+/* ------------------------------------------------------------------ try/catch */
+
+/* 16 hex digits at `at` when they fit: fixed positions keep the verifier's work small. */
+static SONDE_INLINE void appendHex(char *out, uint32_t at, uint64_t value) {
+  if (at + 17 > sonde_cfg_str_cap || at > 65536)
+    return;
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    uint32_t digit = (uint32_t)(value >> (60 - 4 * i)) & 15;
+    out[at + i] = (char)(digit < 10 ? '0' + digit : 'a' + digit - 10);
+  }
+  out[at + 16] = 0;
+}
+
+/* catch: the message of the error caught, as sonde would word it. */
+void sonde_error_take(sonde_context *ctx, char *out) {
+  int32_t status = (int32_t)ctx->reserved;
+  int fault = status == SONDE_BPF_ERROR_USER_STRING || status == SONDE_BPF_ERROR_KERNEL_STRING;
+  const char *text = status == SONDE_ERROR_DIVISION_BY_ZERO    ? "division by 0"
+                     : status == SONDE_BPF_ERROR_USER_STRING   ? "user string copy fault at 0x"
+                     : status == SONDE_BPF_ERROR_KERNEL_STRING ? "kernel string copy fault at 0x"
+                     : status == SONDE_ERR_MAP_FULL ? "Array overflow, check MAXMAPENTRIES"
+                                                    : "error";
+  sonde_bpf_strcpy(out, text, sonde_cfg_str_cap);
+  if (fault)
+    appendHex(out, boundedLength(out, sonde_cfg_str_cap), (uint64_t)ctx->error_message);
+  ctx->error = 0;
+  ctx->uncatchable = 0;
+}
+
+/* ------------------------------------------------------------------ pure functions */
+
+int64_t sonde_fn_strlen_1(sonde_context *ctx, const char *s, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return boundedLength(s, sonde_cfg_str_cap);
+}
+int64_t sonde_fn_abs_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
+}
+int64_t sonde_fn_min_2(sonde_context *ctx, int64_t a, int64_t b, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return a < b ? a : b;
+}
+int64_t sonde_fn_max_2(sonde_context *ctx, int64_t a, int64_t b, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return a > b ? a : b;
+}
+/* BPF is little-endian here: network order is a byte swap of the low bytes. */
+int64_t sonde_fn_htonl_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return __builtin_bswap32((uint32_t)x);
+}
+int64_t sonde_fn_htons_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return __builtin_bswap16((uint16_t)x);
+}
+int64_t sonde_fn_htonll_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)__builtin_bswap64((uint64_t)x);
+}
+int64_t sonde_fn_ntohl_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  return sonde_fn_htonl_1(ctx, x, loc);
+}
+int64_t sonde_fn_ntohs_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  return sonde_fn_htons_1(ctx, x, loc);
+}
+int64_t sonde_fn_ntohll_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  return sonde_fn_htonll_1(ctx, x, loc);
 }
 
 char LICENSE[] SEC("license") = "GPL";

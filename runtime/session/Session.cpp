@@ -313,10 +313,14 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   if (records)
     records->drainNow(); // begin probes' output before the target's
   rt.kernel = options.kernel;
+  bool kernelFailed = false;
   if (rt.kernel && sonde_session_running(seg) && !rt.kernel->start(rt, &error)) {
     err << "sonde: " << error << "\n";
     sonde_session_set_state(seg, SONDE_SESSION_ERROR);
     rt.kernel = nullptr;
+    kernelFailed = true;
+    if (target)
+      target->abandon(); // the command never runs untraced
   }
 
   {
@@ -382,14 +386,14 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   if (records)
     records->summarize(err);
   uint64_t errors = sonde_session_error_count(seg), skipped = sonde_session_skipped_count(seg);
-  if (errors == 0 && skipped == 0)
+  if (errors == 0 && skipped == 0 && !kernelFailed)
     return recordsOk ? status : 1;
   char text[512];
-  size_t n = sonde_error_run_summary(errors, skipped, text, sizeof text);
+  size_t n = errors || skipped ? sonde_error_run_summary(errors, skipped, text, sizeof text) : 0;
   n += sonde_error_pass5_failed(text + n, sizeof text - n);
   err.write(text, static_cast<std::streamsize>(n));
   err.flush();
-  return options.targetExitStatus && target ? status : 1;
+  return options.targetExitStatus && target && !kernelFailed ? status : 1;
 }
 
 } // namespace sonde::session

@@ -1,0 +1,97 @@
+// `sonde` running kernel.trace scripts against the known workload: loss
+// accounting of the ring buffer, many string arguments in one record, the
+// one-line error without privileges. (Values per construct are checked by the
+// golden scripts in tests/conformance/kernel.)
+#include "../corpus/ProcessRunner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+using sonde::test::ProcessResult;
+using sonde::test::runProcess;
+
+ProcessResult runSonde(const std::vector<std::string> &args) {
+  return runProcess(SONDE_BINARY, args, "/tmp", std::chrono::seconds(120));
+}
+
+std::string workload(const std::string &args) { return std::string(KERNEL_WORKLOAD) + " " + args; }
+
+std::string describe(const ProcessResult &r) {
+  return r.describe() + "\n--- stderr ---\n" + r.stderrText.substr(0, 4000);
+}
+
+// Where the kernel refuses BPF, sonde says so in one line: skip with it.
+#define SKIP_UNLESS_PERMITTED(r)                                                                   \
+  if ((r).stderrText.find("kernel probes need root") != std::string::npos)                         \
+  GTEST_SKIP() << (r).stderrText
+
+size_t countLines(const std::string &text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(KernelScript, EveryRecordIsDeliveredOrCountedAsLost) {
+  // A 1 MiB ring and 1,000,000 wide records: some may not fit; each one that
+  // does not is counted, and the count is reported.
+  const int fired = 1000000;
+  ProcessResult r = runSonde({"-s", "1", "-e",
+                              R"(probe kernel.trace("syscalls:sys_enter_close") {
+            if (pid() == target()) printf("%d %s %s %s\n", $fd, execname(), execname(), execname())
+          })",
+                              "-c", workload("close " + std::to_string(fired) + " -1 1")});
+  SKIP_UNLESS_PERMITTED(r);
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
+  size_t delivered = countLines(r.stdoutText);
+  size_t lost = 0;
+  std::smatch m;
+  if (std::regex_search(r.stderrText, m, std::regex("kernel probes lost ([0-9]+) records")))
+    lost = std::stoul(m[1]);
+  else
+    EXPECT_EQ(r.stderrText, "");
+  EXPECT_EQ(delivered + lost, static_cast<size_t>(fired)) << describe(r);
+  EXPECT_NE(r.stdoutText.find("4294967295 kernel_workload kernel_workload kernel_workload\n"),
+            std::string::npos);
+}
+
+TEST(KernelScript, RecordsWithManyStringsPassTheVerifier) {
+  // 20 strings of MAXSTRINGLEN in one printf: the record's offsets are bounded
+  // for the verifier whatever the strings' lengths.
+  std::string format, args;
+  for (int i = 0; i < 20; ++i) {
+    format += "%s|";
+    args += ", s";
+  }
+  ProcessResult r =
+      runSonde({"-e",
+                "probe kernel.trace(\"syscalls:sys_enter_openat\") { if (pid() != target()) next\n"
+                "  s = user_string($filename)\n  printf(\"" +
+                    format + "\\n\"" + args + ") }",
+                "-c", workload("open /nonexistent/x")});
+  SKIP_UNLESS_PERMITTED(r);
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
+  std::string line;
+  for (int i = 0; i < 20; ++i)
+    line += "/nonexistent/x|";
+  EXPECT_EQ(r.stdoutText, line + "\n");
+}
+
+TEST(KernelScript, WithoutPrivilegesOneLineSaysWhatIsNeeded) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to drop to another user";
+  if (access("/usr/bin/setpriv", X_OK) != 0)
+    GTEST_SKIP() << "setpriv (util-linux) is not installed";
+  ProcessResult r = runProcess("/usr/bin/setpriv",
+                               {"--reuid=65534", "--regid=65534", "--clear-groups", SONDE_BINARY,
+                                "-e", R"(probe kernel.trace("sched:sched_switch") { n++ })"},
+                               "/tmp", std::chrono::seconds(60));
+  ASSERT_TRUE(r.exited) << describe(r);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.stderrText.find("kernel probes need root"), std::string::npos) << describe(r);
+}
+
+} // namespace
