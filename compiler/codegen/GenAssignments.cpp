@@ -45,7 +45,7 @@ llvm::Value *IrGenerator::scalarAddress(ast::Symbol &s) {
 }
 
 Value IrGenerator::assignScalar(ast::AssignOp op, llvm::Value *addr, ast::Type type, ast::Expr &rhs,
-                                const Token &tok) {
+                                const Token &tok, bool shared) {
   if (type == ast::Type::String) {
     llvm::Value *v = evalString(rhs);
     if (op == ast::AssignOp::ConcatAssign)
@@ -55,10 +55,26 @@ Value IrGenerator::assignScalar(ast::AssignOp op, llvm::Value *addr, ast::Type t
     return {addr, ast::Type::String};
   }
   llvm::Value *v = evalLong(rhs);
-  if (auto arith = arithmeticOf(op))
+  auto arith = arithmeticOf(op);
+  if (arith && (*arith == ast::BinaryOp::Add || *arith == ast::BinaryOp::Sub) && shared) {
+    llvm::Value *delta = *arith == ast::BinaryOp::Add ? v : b_.CreateSub(b_.constLong(0), v);
+    return {b_.CreateAdd(addToLong(addr, delta, true), delta), ast::Type::Long};
+  }
+  if (arith)
     v = longBinary(*arith, b_.CreateLoad(b_.longTy(), addr), v, tok);
   b_.CreateStore(v, addr);
   return {v, ast::Type::Long};
+}
+
+// Kernel handlers take no locks: there a global's ++, --, += and -= are one
+// atomic add, so concurrent CPUs lose no update. Returns the old value.
+llvm::Value *IrGenerator::addToLong(llvm::Value *addr, llvm::Value *delta, bool shared) {
+  if (shared && target_.inKernel())
+    return b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, addr, delta, llvm::Align(8),
+                              llvm::AtomicOrdering::Monotonic);
+  llvm::Value *old = b_.CreateLoad(b_.longTy(), addr);
+  b_.CreateStore(b_.CreateAdd(old, delta), addr);
+  return old;
 }
 
 Value IrGenerator::assignElement(ast::AssignExpr &e, ast::ArrayIndex &a) {
@@ -95,6 +111,10 @@ Value IrGenerator::assignElement(ast::AssignExpr &e, ast::ArrayIndex &a) {
   llvm::Value *st = b_.CreateCall(SONDE_RT(b_, sonde_map_ref_long), {map, keys, ref});
   raiseStatusIfFailed(st, a.tok, map);
   llvm::Value *addr = b_.CreateLoad(b_.ptrTy(), ref);
+  if (*arith == ast::BinaryOp::Add || *arith == ast::BinaryOp::Sub) {
+    llvm::Value *delta = *arith == ast::BinaryOp::Add ? v : b_.CreateSub(b_.constLong(0), v);
+    return {b_.CreateAdd(addToLong(addr, delta, true), delta), ast::Type::Long};
+  }
   llvm::Value *result = longBinary(*arith, b_.CreateLoad(b_.longTy(), addr), v, divisionToken(e));
   b_.CreateStore(result, addr);
   return {result, ast::Type::Long};
@@ -140,7 +160,8 @@ void IrGenerator::visit(ast::AssignExpr &e) {
   }
   if (auto *s = dynamic_cast<ast::Symbol *>(e.lhs.get())) {
     if (llvm::Value *addr = scalarAddress(*s))
-      result_ = assignScalar(e.op, addr, e.lhs->type, *e.rhs, divisionToken(e));
+      result_ =
+          assignScalar(e.op, addr, e.lhs->type, *e.rhs, divisionToken(e), s->global != nullptr);
     return;
   }
   fail("Expecting lvalue for assignment", e.tok);
@@ -156,10 +177,7 @@ Value IrGenerator::incDecElement(ast::IncDecExpr &e, ast::ArrayIndex &a) {
   llvm::Value *st = b_.CreateCall(SONDE_RT(b_, sonde_map_ref_long), {map, keys, ref});
   raiseStatusIfFailed(st, a.tok, map);
   llvm::Value *addr = b_.CreateLoad(b_.ptrTy(), ref);
-  llvm::Value *old = b_.CreateLoad(b_.longTy(), addr);
-  llvm::Value *updated = b_.CreateAdd(old, b_.constLong(e.increment ? 1 : -1));
-  b_.CreateStore(updated, addr);
-  return {e.prefix ? updated : old, ast::Type::Long};
+  return incDecAt(e, addr, true);
 }
 
 void IrGenerator::visit(ast::IncDecExpr &e) {
@@ -178,10 +196,13 @@ void IrGenerator::visit(ast::IncDecExpr &e) {
       fail("Expecting lvalue for assignment", e.tok);
     return;
   }
-  llvm::Value *old = b_.CreateLoad(b_.longTy(), addr);
-  llvm::Value *updated = b_.CreateAdd(old, b_.constLong(e.increment ? 1 : -1));
-  b_.CreateStore(updated, addr);
-  result_ = {e.prefix ? updated : old, ast::Type::Long};
+  result_ = incDecAt(e, addr, s->global != nullptr);
+}
+
+Value IrGenerator::incDecAt(ast::IncDecExpr &e, llvm::Value *addr, bool shared) {
+  llvm::Value *delta = b_.constLong(e.increment ? 1 : -1);
+  llvm::Value *old = addToLong(addr, delta, shared);
+  return {e.prefix ? b_.CreateAdd(old, delta) : old, ast::Type::Long};
 }
 
 } // namespace sonde::codegen

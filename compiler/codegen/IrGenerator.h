@@ -178,8 +178,11 @@ private:
   llvm::Value *toI64(llvm::Value *i1) { return b_.CreateZExt(i1, b_.longTy()); }
 
   // GenAssignments.cpp
+  // `shared`: a global's storage, which other handlers may update at once.
   Value assignScalar(ast::AssignOp op, llvm::Value *addr, ast::Type type, ast::Expr &rhs,
-                     const Token &tok);
+                     const Token &tok, bool shared);
+  llvm::Value *addToLong(llvm::Value *addr, llvm::Value *delta, bool shared);
+  Value incDecAt(ast::IncDecExpr &e, llvm::Value *addr, bool shared);
   Value assignElement(ast::AssignExpr &e, ast::ArrayIndex &lhs);
   void accumulate(ast::AssignExpr &e);
   Value incDecElement(ast::IncDecExpr &e, ast::ArrayIndex &a);
