@@ -3,6 +3,7 @@
 #include "ast/Clone.h"
 #include "probes/ProbeFamilies.h"
 #include "probes/marker/MarkerCatalog.h"
+#include "probes/tracepoint/TracepointCatalog.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -20,6 +21,8 @@ using probes::marker::CatalogSite;
 using probes::marker::MarkerCatalog;
 using probes::marker::MarkerQuery;
 using probes::marker::SiteNop;
+using probes::tracepoint::TracepointCatalog;
+using probes::tracepoint::TracepointMatch;
 
 // What one pattern lists: lines, or the first error (which stops the listing).
 struct Listing {
@@ -116,11 +119,47 @@ void listMarkers(const ast::ProbePoint &p, const ListingRequest &request, Listin
   }
 }
 
+// kernel.trace("PATTERN"): one line per tracepoint of the running kernel the
+// pattern names; -L adds the fields `$name` reads, with their C types.
+void listTracepoints(const ast::ProbePoint &p, const ListingRequest &request, Listing &listing) {
+  const ast::StringLit *arg = nullptr;
+  for (const auto &c : p.components)
+    if (c.name == "trace")
+      arg = dynamic_cast<const ast::StringLit *>(c.arg.get());
+  if (!arg) {
+    listing.error = "kernel.trace needs a \"system:event\" string: " + p.str();
+    return;
+  }
+  std::string error;
+  std::optional<TracepointCatalog> catalog = TracepointCatalog::open(&error);
+  if (!catalog) {
+    listing.error = error;
+    return;
+  }
+  TracepointMatch found = catalog->find(arg->value);
+  if (!found.error.empty()) {
+    listing.error = found.error;
+    return;
+  }
+  for (const std::string &name : found.names) {
+    std::string line = "kernel.trace(" + ast::quoteString(name) + ")" + suffixOf(p);
+    if (request.withVariables) {
+      const probes::tracepoint::TracepointFormat *format = catalog->format(name, &error);
+      if (!format) {
+        listing.error = error;
+        return;
+      }
+      for (const probes::tracepoint::TracepointField &f : format->fields)
+        if (!f.common)
+          line += " $" + f.name + ":" + f.type;
+    }
+    listing.lines.insert(line);
+  }
+}
+
 // A concrete point of a family other than markers: itself, if its arguments are valid.
 void listConcrete(const ast::ProbePoint &p, const probes::ProbeFamily &family, Listing &listing) {
-  if (family.kind == ProbeKind::KernelTrace) {
-    listing.error = "listing kernel tracepoints comes with issue 6";
-  } else if (!family.supported()) {
+  if (!family.supported()) {
     listing.error = "probe point not supported: " + p.str();
   } else if (std::string why = family.validate ? family.validate(p) : ""; !why.empty()) {
     listing.error = p.str() + ": " + why;
@@ -177,6 +216,8 @@ void listPoint(const ast::ProbePoint &p, const ListingRequest &request, Frontend
     if (const probes::ProbeFamily *family = probes::familyOf(p)) {
       if (family->kind == ProbeKind::Marker)
         listMarkers(p, request, listing);
+      else if (family->kind == ProbeKind::KernelTrace)
+        listTracepoints(p, request, listing);
       else
         listConcrete(p, *family, listing);
       return;

@@ -149,9 +149,10 @@ TEST(ProbeListing, ErrorsNameTheOption) {
   EXPECT_EQ(injected.exitCode, 1);
   EXPECT_EQ(injected.stderrText, "sonde: -l: not a probe point: begin {} probe end\n");
 
-  ProcessResult tracepoint = sonde({"-l", "kernel.trace(\"sched:*\")"});
-  EXPECT_EQ(tracepoint.exitCode, 1);
-  EXPECT_EQ(tracepoint.stderrText, "sonde: -l: listing kernel tracepoints comes with issue 6\n");
+  ProcessResult ambiguous = sonde({"-l", "kernel.trace(\"a:b:c\")"});
+  EXPECT_EQ(ambiguous.exitCode, 1);
+  EXPECT_EQ(ambiguous.stderrText,
+            "sonde: -l: expected \"system:event\" or \"event\", got \"a:b:c\"\n");
 
   ProcessResult range = sonde({"-l", "timer.ms(0)"});
   EXPECT_EQ(range.exitCode, 1);
@@ -167,6 +168,26 @@ TEST(ProbeListing, ErrorsNameTheOption) {
   EXPECT_EQ(pid.exitCode, 1);
   EXPECT_EQ(pid.stderrText, "sonde: -l: process(PID).mark cannot be listed: name the "
                             "executable, process(\"PATH\")\n");
+}
+
+// The running kernel's tracepoints (the syscall ones have had these fields
+// since tracefs has had them).
+TEST(ProbeListing, KernelTracepointsAndTheirFields) {
+  ProcessResult listed = sonde({"-l", "kernel.trace(\"syscalls:sys_e*_close\")"});
+  if (listed.stderrText.find("permission denied") != std::string::npos)
+    GTEST_SKIP() << listed.stderrText;
+  EXPECT_EQ(listed.exitCode, 0) << listed.stderrText;
+  EXPECT_EQ(listed.stdoutText, "kernel.trace(\"syscalls:sys_enter_close\")\n"
+                               "kernel.trace(\"syscalls:sys_exit_close\")\n");
+
+  ProcessResult fields = sonde({"-L", "kernel.trace(\"sys_enter_close\")?"});
+  EXPECT_EQ(fields.exitCode, 0) << fields.stderrText;
+  EXPECT_EQ(fields.stdoutText,
+            "kernel.trace(\"syscalls:sys_enter_close\")? $__syscall_nr:int $fd:unsigned int\n");
+
+  ProcessResult none = sonde({"-l", "kernel.trace(\"no_such_system:*\")"});
+  EXPECT_EQ(none.exitCode, 1);
+  EXPECT_EQ(none.stdoutText, "");
 }
 
 TEST(ProbeListing, OtherFamiliesListThemselves) {
