@@ -39,8 +39,6 @@ std::string constructOf(llvm::StringRef fn) {
       {"sonde_map_delete_wild", "delete with '*' keys"},
       {"sonde_map_exists_wild", "'in' with '*' keys"},
       {"sonde_regex_match", "regular expression matching"},
-      {"sonde_out_sprintf", "sprintf"},
-      {"sonde_sprint_values", "sprint"},
       {"sonde_raise_message", "error()"},
   };
   if (auto it = names.find(fn); it != names.end())

@@ -60,21 +60,29 @@ uint64_t timeArguments(const ast::PrintFormat &p, const std::vector<SondeFormatI
 
 } // namespace
 
-llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p, uint64_t *timeArgs) {
+std::optional<std::vector<SondeFormatItem>> IrGenerator::checkedFormat(ast::PrintFormat &p) {
   size_t count = 0, errorOffset = 0;
   SondeFormatParseStatus st =
       sonde_format_parse(p.format.data(), p.format.size(), nullptr, 0, &count, &errorOffset);
   if (st != SONDE_FORMAT_PARSED) {
     fail(sonde_format_parse_message(st), p.tok);
-    return nullptr;
+    return std::nullopt;
   }
   std::vector<SondeFormatItem> items(count);
   sonde_format_parse(p.format.data(), p.format.size(), items.data(), items.size(), &count,
                      &errorOffset);
   if (sonde_format_arg_count(items.data(), items.size()) != p.args.size()) {
     fail("Wrong number of args to formatted print operator", p.tok);
-    return nullptr;
+    return std::nullopt;
   }
+  return items;
+}
+
+llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p, uint64_t *timeArgs) {
+  std::optional<std::vector<SondeFormatItem>> checked = checkedFormat(p);
+  if (!checked)
+    return nullptr;
+  const std::vector<SondeFormatItem> &items = *checked;
   uint64_t time = timeArgs ? timeArguments(p, items) : 0;
   if (timeArgs)
     *timeArgs = time;
@@ -238,6 +246,10 @@ llvm::Value *IrGenerator::sprint(ast::PrintFormat &p) {
   llvm::Value *out = stringTemp();
   if (p.kind == ast::PrintKind::Sprintf) {
     b_.CreateStore(b_.getInt8(0), out);
+    if (target_.inKernel()) {
+      sprintfByAppends(p, out);
+      return out;
+    }
     if (llvm::Value *args = formatArgs(p)) {
       b_.CreateCall(
           SONDE_RT(b_, sonde_out_sprintf),
@@ -250,6 +262,10 @@ llvm::Value *IrGenerator::sprint(ast::PrintFormat &p) {
     sprintHistogram(p, out);
     if (endsLine(p.kind))
       target_.appendString(b_, out, stringLiteral("\n"), strCap_);
+    return out;
+  }
+  if (target_.inKernel()) {
+    sprintValuesByAppends(p, delimited(p.kind), endsLine(p.kind), out);
     return out;
   }
   llvm::Value *delimiter =

@@ -22,6 +22,7 @@
 #include "codegen/RuntimeBuilder.h"
 #include "codegen/ScriptFacts.h"
 #include "diag/Diagnostics.h"
+#include "runtime/format/FormatAbi.h"
 
 #include <optional>
 #include <set>
@@ -209,12 +210,20 @@ private:
   llvm::Value *sprint(ast::PrintFormat &p);
   // The printf argument array; with `timeArgs`, gettimeofday_ns() arguments are
   // left 0 and named in *timeArgs (ModuleAbi.h format_time_args).
+  // The items of p's format, or nullopt (reported) when it does not parse or
+  // does not consume exactly p's arguments.
+  std::optional<std::vector<SondeFormatItem>> checkedFormat(ast::PrintFormat &p);
   llvm::Value *formatArgs(ast::PrintFormat &p, uint64_t *timeArgs = nullptr);
   // Where a printf is: the probe point, or "function NAME" (binary traces' event names).
   std::string formatSource() const;
   llvm::Value *argumentArray(ast::PrintFormat &p, uint64_t timeArgs);
   llvm::Value *printValues(ast::PrintFormat &p);
   void printAsRecord(ast::PrintFormat &p);
+  // GenKernelSprintf.cpp
+  void sprintfByAppends(ast::PrintFormat &p, llvm::Value *out);
+  void appendKernelFormat(llvm::Value *out, const std::string &format,
+                          const std::vector<llvm::Value *> &args);
+  void sprintValuesByAppends(ast::PrintFormat &p, bool delimited, bool newline, llvm::Value *out);
   void printHistogram(ast::PrintFormat &p);
   void sprintHistogram(ast::PrintFormat &p, llvm::Value *out);
 

@@ -111,6 +111,9 @@ void sonde_bpf_field_string(sonde_context *ctx, char *out, uint32_t offset, uint
 /* printf(format #fmt, args[count]) as a record; bit i of string_mask: a string. */
 void sonde_bpf_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args, uint32_t count,
                       uint64_t stringMask);
+/* sprintf: appends to `out` (MAXSTRINGLEN) what the kernel's bpf_snprintf
+ * makes of `format` (in .rodata) and args (u64 each, strings as pointers). */
+void sonde_bpf_sprintf(char *out, const char *format, const uint64_t *args, uint32_t bytes);
 
 #ifdef __cplusplus
 }

@@ -563,6 +563,17 @@ void sonde_fn_user_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64
   readString(ctx, out, addr, capOf(n), 1, loc);
 }
 
+/* ------------------------------------------------------------------ sprintf */
+
+SONDE_INLINE void sonde_bpf_sprintf(char *out, const char *format, const uint64_t *args,
+                                    uint32_t bytes) {
+  uint32_t len = boundedLength(out, sonde_cfg_str_cap);
+  asm volatile("" : "+r"(len));
+  if (len + 1 >= sonde_cfg_str_cap)
+    return;
+  bpf_snprintf(out + len, sonde_cfg_str_cap - len, format, (__u64 *)args, bytes);
+}
+
 /* ------------------------------------------------------------------ try/catch */
 
 /* 16 hex digits at `at` when they fit: fixed positions keep the verifier's work small. */

@@ -271,7 +271,7 @@ TEST(CodegenModule, WhatKernelProbesCannotRunIsNamedWithItsPlace) {
 probe begin { a[1] = 1 }
 probe kernel.trace("sched:sched_switch") {
   foreach (k in a) n++
-  x = sprintf("%d", n)
+  x = sprintf("%.2d", n)
 }
 )");
   EXPECT_FALSE(r.ok);
@@ -279,7 +279,8 @@ probe kernel.trace("sched:sched_switch") {
                                "keyword at input.probe:4:3"),
             std::string::npos)
       << r.diagnostics;
-  EXPECT_NE(r.diagnostics.find("sprintf is not supported in kernel probes"), std::string::npos)
+  EXPECT_NE(r.diagnostics.find("sprintf conversion '%.2d' is not supported in kernel probes"),
+            std::string::npos)
       << r.diagnostics;
 }
 
