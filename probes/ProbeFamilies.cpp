@@ -191,14 +191,9 @@ namespace {
 ContextVariable tracepointField(const tracepoint::ResolvedTracepoint &tp,
                                 const ast::TargetSymbol &sym) {
   using tracepoint::TracepointFieldKind;
-  const std::string field = sym.name.substr(1);
-  std::string alternatives;
-  for (const tracepoint::TracepointField &f : tp.format.fields) {
-    if (!f.common)
-      alternatives += (alternatives.empty() ? "$" : ", $") + f.name;
-    if (f.name != field)
-      continue;
-    switch (f.kind) {
+  if (const tracepoint::TracepointField *f =
+          tracepoint::findTracepointField(tp.format, sym.name.substr(1))) {
+    switch (f->kind) {
     case TracepointFieldKind::Integer:
     case TracepointFieldKind::Pointer:
       return {true, sym.prettyDepth > 0 ? ast::Type::String : ast::Type::Long, {}};
@@ -206,10 +201,14 @@ ContextVariable tracepointField(const tracepoint::ResolvedTracepoint &tp,
     case TracepointFieldKind::DynamicString: return {true, ast::Type::String, {}};
     default:
       return {false, ast::Type::Long,
-              "tracepoint variable '" + sym.name + "' has type " + f.type +
+              "tracepoint variable '" + sym.name + "' has type " + f->type +
                   ", which cannot be read as a value"};
     }
   }
+  std::string alternatives;
+  for (const tracepoint::TracepointField &f : tp.format.fields)
+    if (!f.common)
+      alternatives += (alternatives.empty() ? "$" : ", $") + f.name;
   return {false, ast::Type::Long,
           "unable to find tracepoint variable '" + sym.name + "'" +
               (alternatives.empty() ? "" : " (alternatives: " + alternatives + ")")};

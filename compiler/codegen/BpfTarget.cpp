@@ -92,16 +92,31 @@ public:
   bool providesBuiltin(const std::string &symbol) override { return provided_.count(symbol) != 0; }
   std::string takeUnsupported() override { return std::exchange(unsupported_, {}); }
 
-  // Strings live in scratch, after the context, the key and the value areas;
-  // every buffer of the module has its own place (all of it inlines into one
-  // program per probe, so no two live buffers may share one).
+  // Strings live in scratch, after the context, the key and the value areas.
+  // Handlers never run nested on one CPU, so each handler's buffers start at
+  // the same place; a script function's buffers have their own place below
+  // that (a function's callers' buffers stay live while it runs). Handler
+  // buffers are addressed from `sonde_cfg_handler_strings`, fixed in finish()
+  // once every function's buffers are known.
   llvm::Value *newStringBuffer(RuntimeBuilder &b, uint32_t cap) override {
     // Computed in the entry block: a statement's buffer is reused by later ones.
     llvm::Function *f = b.GetInsertBlock()->getParent();
-    uint64_t offset = stringsStart() + stringBytes_;
-    stringBytes_ += (cap + 7) & ~7u;
+    uint64_t bytes = (cap + 7) & ~7u;
     llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
-    return entry.CreateConstInBoundsGEP1_64(entry.getInt8Ty(), f->getArg(0), offset, "str");
+    if (!f->getName().starts_with("probe.")) {
+      uint64_t offset = stringsStart() + functionStringBytes_;
+      functionStringBytes_ += bytes;
+      return entry.CreateConstInBoundsGEP1_64(entry.getInt8Ty(), f->getArg(0), offset, "str");
+    }
+    uint64_t &used = handlerStringBytes_[f];
+    uint64_t offset = used;
+    used += bytes;
+    maxHandlerStringBytes_ = std::max(maxHandlerStringBytes_, used);
+    auto *base = b.module().getOrInsertGlobal("sonde_cfg_handler_strings", entry.getInt32Ty());
+    llvm::Value *at = entry.CreateAdd(
+        entry.CreateZExt(entry.CreateLoad(entry.getInt32Ty(), base), entry.getInt64Ty()),
+        entry.getInt64(offset));
+    return entry.CreateInBoundsGEP(entry.getInt8Ty(), f->getArg(0), at, "str");
   }
   llvm::Constant *stringConstant(RuntimeBuilder &b, llvm::StringRef text) override {
     llvm::Constant *&c = strings_[text.str()];
@@ -234,7 +249,9 @@ private:
   llvm::GlobalVariable *globals_ = nullptr;
   std::map<std::string, llvm::Constant *> strings_;
   std::map<uint32_t, llvm::GlobalVariable *> descriptors_;
-  uint64_t stringBytes_ = 0;
+  uint64_t functionStringBytes_ = 0;
+  std::map<const llvm::Function *, uint64_t> handlerStringBytes_;
+  uint64_t maxHandlerStringBytes_ = 0;
   uint64_t recordBytes_ = sizeof(sonde_bpf_record) + sizeof(sonde_bpf_error);
 };
 
@@ -293,7 +310,8 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
     *error = "internal error: the BPF runtime does not link";
     return false;
   }
-  uint64_t recordOffset = stringsStart() + stringBytes_;
+  uint64_t handlerStrings = stringsStart() + functionStringBytes_;
+  uint64_t recordOffset = handlerStrings + maxHandlerStringBytes_;
   // Record offsets are masked to the record's power-of-two size for the
   // verifier; a string may start at the largest masked offset.
   uint64_t recordMask = std::bit_ceil(recordBytes_) - 1;
@@ -303,6 +321,7 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
     return false;
   }
   defineConstant(m, "sonde_cfg_str_cap", shape_.strCap);
+  defineConstant(m, "sonde_cfg_handler_strings", handlerStrings);
   defineConstant(m, "sonde_cfg_str_column", shape_.strColumn);
   defineConstant(m, "sonde_cfg_key_bytes", shape_.keyBytes);
   defineConstant(m, "sonde_cfg_value_bytes", shape_.valueBytes);

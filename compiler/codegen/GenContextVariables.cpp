@@ -136,10 +136,8 @@ void IrGenerator::tracepointField(const probes::tracepoint::TracepointFormat &fo
          e.tok);
     return;
   }
-  const probes::tracepoint::TracepointField *field = nullptr;
-  for (const auto &f : format.fields)
-    if ("$" + f.name == e.name)
-      field = &f;
+  const probes::tracepoint::TracepointField *field =
+      probes::tracepoint::findTracepointField(format, std::string_view(e.name).substr(1));
   if (!field) {
     fail("unable to find tracepoint variable '" + e.name + "'", e.tok);
     return;

@@ -13,6 +13,8 @@ void IrGenerator::visit(ast::Block &s) {
 void IrGenerator::visit(ast::NullStmt &) {}
 
 void IrGenerator::visit(ast::ExprStmt &s) {
+  if (deadStores_.count(&s))
+    return;
   eval(*s.expr);
   recordActions(1, s.tok);
 }

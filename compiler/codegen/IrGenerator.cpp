@@ -2,6 +2,8 @@
 // scopes, error landings, runtime errors and the MAXACTION budget.
 #include "codegen/IrGenerator.h"
 
+#include "codegen/DeadLocalStores.h"
+
 #include "runtime/session/ModuleAbi.h"
 
 #include <llvm/IR/MDBuilder.h>
@@ -102,6 +104,7 @@ void IrGenerator::emitFunction(const ast::FunctionDecl &f) {
   }
   if (facts_.usesNext(f))
     fs_.nextFlag = &*arg++;
+  deadStores_ = deadLocalStores(*f.body, nullptr);
   emitStatement(*f.body);
   finishBody(f.body->tok);
 
@@ -155,6 +158,7 @@ llvm::Function *IrGenerator::emitHandler(const EmittedProbe &p, size_t index) {
 
   b_.SetInsertPoint(body);
   declareLocals(p.probe->locals, 0);
+  deadStores_ = deadLocalStores(*p.probe->body, p.probe->condition.get());
   if (p.probe->condition) {
     llvm::BasicBlock *run = newBlock("condition.true");
     b_.CreateCondBr(evalCondition(*p.probe->condition), run, fs_.exit);

@@ -28,6 +28,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace sonde::probes::marker {
@@ -244,6 +245,7 @@ private:
   FunctionState fs_;
   const Token *statementTok_ = nullptr;                     // the statement being emitted
   std::set<std::pair<std::string, const Token *>> refused_; // constructs reported
+  std::unordered_set<const ast::Stmt *> deadStores_;        // of the body being emitted
   const EmittedProbe *probe_ = nullptr;                     // the handler being emitted, if any
   Value result_;
   std::unordered_map<const ast::FunctionDecl *, llvm::Function *> functions_;

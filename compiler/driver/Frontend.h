@@ -10,6 +10,7 @@
 
 #include <iosfwd>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,10 @@ public:
   // The first parse of either kind loads the tapset directories' *.stpm macros
   // (stdlib, then -I); while any of those files is broken, every parse fails.
   bool parseUserScript(std::string name, std::string text);
-  // Pass 1 for every *.probe file of the tapset directories (stdlib, then -I).
-  bool parseLibraries();
+  // Pass 1 for the *.probe files of the tapset directories (stdlib, then -I)
+  // that define a name the scripts parsed so far use (Needed), or all of them.
+  enum class LibraryParse { Needed, All };
+  bool parseLibraries(LibraryParse which = LibraryParse::Needed);
   // Pass 2. Returns false on semantic errors; diagnostics are flushed.
   bool elaborate();
 
@@ -53,7 +56,8 @@ private:
   DiagnosticEngine diags_;
   ast::Script script_;
   MacroLibrary macros_;
-  std::optional<bool> macrosLoaded_; // set by the first parse: whether all loaded cleanly
+  std::optional<bool> macrosLoaded_;      // set by the first parse: whether all loaded cleanly
+  std::set<std::string> referencedWords_; // words of the user's scripts and the macros
 };
 
 } // namespace sonde

@@ -239,7 +239,8 @@ int listProbePoints(const ListingRequest &request, FrontendOptions options, std:
     err << "sonde: " << option << ": not a probe point: " << request.pattern << "\n";
     return 1;
   }
-  if (!fe.parseLibraries()) {
+  // Listing may name aliases by glob (`-l '*'`): every tapset is read.
+  if (!fe.parseLibraries(Frontend::LibraryParse::All)) {
     err << "sonde: " << option << ": the tapset library does not parse\n";
     return 1;
   }

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 namespace sonde::probes::tracepoint {
@@ -245,9 +246,24 @@ bool BpfObject::readGlobal(const std::string &section, size_t offset, void *out,
 }
 
 void BpfObject::detach() {
-  for (bpf_link *l : impl_->links)
-    bpf_link__destroy(l);
-  impl_->links.clear();
+  // Each detach waits for an RCU grace period; from several threads at once
+  // they share grace periods (720 syscall tracepoints: seconds, not half a minute).
+  std::vector<bpf_link *> &links = impl_->links;
+  size_t threads = std::min<size_t>(32, (links.size() + 7) / 8);
+  if (threads <= 1) {
+    for (bpf_link *l : links)
+      bpf_link__destroy(l);
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&links, t, threads] {
+        for (size_t i = t; i < links.size(); i += threads)
+          bpf_link__destroy(links[i]);
+      });
+    for (std::thread &th : pool)
+      th.join();
+  }
+  links.clear();
 }
 
 std::vector<uint8_t> BpfObject::symbolBytes(const std::string &name) const {

@@ -256,6 +256,10 @@ void KernelProbeSet::record(const char *data, size_t size) {
                     "%s string copy fault %" PRId64 " at 0x%" PRIx64 " [man error::fault]",
                     e.status == SONDE_BPF_ERROR_USER_STRING ? "user" : "kernel", e.rc, e.detail);
       text = line;
+    } else if (e.status == SONDE_BPF_ERROR_READ) {
+      char line[96];
+      std::snprintf(line, sizeof line, "read fault [man error::fault] at 0x%" PRIx64, e.detail);
+      text = line;
     } else {
       text = session::runtimeErrorText(e.status);
     }

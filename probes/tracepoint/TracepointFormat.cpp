@@ -39,6 +39,51 @@ bool isIdentifierChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+// Syscall tracepoints keep each argument in an 8-byte slot whatever its C type
+// (`int dfd; size:8; signed:0`): the value is the declared type's low bytes,
+// so `$dfd` of AT_FDCWD reads -100, as the C argument is.
+void narrowToDeclaredType(std::string_view type, TracepointField &f) {
+  if (type.substr(0, 6) == "const ")
+    type = trim(type.substr(6));
+  struct Declared {
+    std::string_view name;
+    uint32_t size;
+    bool isSigned;
+  };
+  static constexpr Declared kTypes[] = {{"int", 4, true},
+                                        {"signed int", 4, true},
+                                        {"unsigned int", 4, false},
+                                        {"unsigned", 4, false},
+                                        {"short", 2, true},
+                                        {"unsigned short", 2, false},
+                                        {"char", 1, true},
+                                        {"unsigned char", 1, false},
+                                        {"pid_t", 4, true},
+                                        {"uid_t", 4, false},
+                                        {"gid_t", 4, false},
+                                        {"umode_t", 2, false},
+                                        {"clockid_t", 4, true},
+                                        {"mqd_t", 4, true},
+                                        {"timer_t", 4, true},
+                                        {"key_serial_t", 4, true},
+                                        {"key_t", 4, true},
+                                        {"rwf_t", 4, true},
+                                        {"qid_t", 4, false},
+                                        {"u32", 4, false},
+                                        {"s32", 4, true},
+                                        {"u16", 2, false},
+                                        {"s16", 2, true},
+                                        {"u8", 1, false},
+                                        {"s8", 1, true},
+                                        {"__u32", 4, false},
+                                        {"__s32", 4, true}};
+  for (const Declared &d : kTypes)
+    if (d.name == type && d.size < f.size) {
+      f.size = d.size;
+      f.isSigned = d.isSigned;
+    }
+}
+
 // "TYPE NAME", "TYPE NAME[N]" or "__data_loc TYPE[] NAME" into the field.
 bool parseDeclaration(std::string_view decl, TracepointField &f, std::string &why) {
   decl = trim(decl);
@@ -81,10 +126,12 @@ bool parseDeclaration(std::string_view decl, TracepointField &f, std::string &wh
     f.kind = charElement ? TracepointFieldKind::CharArray : TracepointFieldKind::Array;
     return true;
   }
-  if (type.find('*') != std::string_view::npos)
+  if (type.find('*') != std::string_view::npos) {
     f.kind = TracepointFieldKind::Pointer;
-  else if (f.size == 1 || f.size == 2 || f.size == 4 || f.size == 8)
+  } else if (f.size == 1 || f.size == 2 || f.size == 4 || f.size == 8) {
     f.kind = TracepointFieldKind::Integer;
+    narrowToDeclaredType(type, f);
+  }
   return true;
 }
 
@@ -153,6 +200,17 @@ std::optional<TracepointFormat> parseTracepointFormat(std::string_view text, std
     return std::nullopt;
   }
   return format;
+}
+
+const TracepointField *findTracepointField(const TracepointFormat &format, std::string_view name) {
+  const TracepointField *ret = nullptr;
+  for (const TracepointField &f : format.fields) {
+    if (f.name == name)
+      return &f;
+    if (f.name == "ret")
+      ret = &f;
+  }
+  return name == "return" ? ret : nullptr;
 }
 
 } // namespace sonde::probes::tracepoint

@@ -42,6 +42,11 @@ struct ResolvedTracepoint {
   TracepointFormat format;
 };
 
+// The field `$name` reads (name without the '$'), or null. `return` names the
+// `ret` field of an event that has one and no `return` (the syscall exits), as
+// `$return` does in stap's syscall.*.return probes.
+const TracepointField *findTracepointField(const TracepointFormat &format, std::string_view name);
+
 // Parses the text of a `format` file. On failure returns nullopt and sets
 // `error` to "line N: why".
 std::optional<TracepointFormat> parseTracepointFormat(std::string_view text, std::string *error);

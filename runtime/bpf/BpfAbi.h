@@ -91,6 +91,7 @@ typedef struct sonde_bpf_error {
 enum sonde_bpf_error_code {
   SONDE_BPF_ERROR_KERNEL_STRING = 200, /* "kernel string copy fault at 0x..." */
   SONDE_BPF_ERROR_USER_STRING = 201,   /* "user string copy fault at 0x..." */
+  SONDE_BPF_ERROR_READ = 202,          /* "read fault [man error::fault] at 0x..." */
 };
 
 /* ---- entry points only kernel-probe code calls ---- */

@@ -591,12 +591,14 @@ static SONDE_INLINE void appendHex(char *out, uint32_t at, uint64_t value) {
 /* catch: the message of the error caught, as sonde would word it. */
 void sonde_error_take(sonde_context *ctx, char *out) {
   int32_t status = (int32_t)ctx->reserved;
-  int fault = status == SONDE_BPF_ERROR_USER_STRING || status == SONDE_BPF_ERROR_KERNEL_STRING;
+  int fault = status == SONDE_BPF_ERROR_USER_STRING || status == SONDE_BPF_ERROR_KERNEL_STRING ||
+              status == SONDE_BPF_ERROR_READ;
   const char *text = status == SONDE_ERROR_DIVISION_BY_ZERO    ? "division by 0"
                      : status == SONDE_BPF_ERROR_USER_STRING   ? "user string copy fault at 0x"
                      : status == SONDE_BPF_ERROR_KERNEL_STRING ? "kernel string copy fault at 0x"
-                     : status == SONDE_ERR_MAP_FULL ? "Array overflow, check MAXMAPENTRIES"
-                                                    : "error";
+                     : status == SONDE_BPF_ERROR_READ ? "read fault [man error::fault] at 0x"
+                     : status == SONDE_ERR_MAP_FULL   ? "Array overflow, check MAXMAPENTRIES"
+                                                      : "error";
   sonde_bpf_strcpy(out, text, sonde_cfg_str_cap);
   if (fault)
     appendHex(out, boundedLength(out, sonde_cfg_str_cap), (uint64_t)ctx->error_message);
@@ -644,5 +646,63 @@ int64_t sonde_fn_ntohs_1(sonde_context *ctx, int64_t x, uint32_t loc) {
 int64_t sonde_fn_ntohll_1(sonde_context *ctx, int64_t x, uint32_t loc) {
   return sonde_fn_htonll_1(ctx, x, loc);
 }
+
+/* user_string(addr, err_msg) and the like: err_msg instead of an error. */
+static SONDE_INLINE void readStringOr(char *out, int64_t addr, uint32_t cap, int user,
+                                      const char *fallback) {
+  long rc = user ? bpf_probe_read_user_str(out, cap, (const void *)addr)
+                 : bpf_probe_read_kernel_str(out, cap, (const void *)addr);
+  if (rc < 0)
+    sonde_bpf_strcpy(out, fallback, sonde_cfg_str_cap);
+}
+void sonde_fn_user_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,
+                            uint32_t loc) {
+  (void)ctx, (void)loc;
+  readStringOr(out, addr, sonde_cfg_str_cap, 1, err_msg);
+}
+void sonde_fn_user_string_n_3(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                              const char *err_msg, uint32_t loc) {
+  (void)ctx, (void)loc;
+  readStringOr(out, addr, capOf(n), 1, err_msg);
+}
+void sonde_fn_kernel_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,
+                              uint32_t loc) {
+  (void)ctx, (void)loc;
+  readStringOr(out, addr, sonde_cfg_str_cap, 0, err_msg);
+}
+
+/* user_int(addr) & co.: 0 on a fault; the _error forms and kernel_* raise stap's
+ * "read fault". */
+#define SONDE_BPF_READ(fn, type, user, raise)                                                      \
+  int64_t fn(sonde_context *ctx, int64_t addr, uint32_t loc) {                                     \
+    type value = 0;                                                                                \
+    long rc = user ? bpf_probe_read_user(&value, sizeof value, (const void *)addr)                 \
+                   : bpf_probe_read_kernel(&value, sizeof value, (const void *)addr);              \
+    if (rc < 0 && raise)                                                                           \
+      stringFault(ctx, SONDE_BPF_ERROR_READ, addr, rc, loc);                                       \
+    return rc < 0 ? 0 : (int64_t)value;                                                            \
+  }
+#define SONDE_BPF_USER_READ(name, type)                                                            \
+  SONDE_BPF_READ(sonde_fn_user_##name##_1, type, 1, 0)                                             \
+  SONDE_BPF_READ(sonde_fn_user_##name##_error_1, type, 1, 1)
+SONDE_BPF_USER_READ(char, signed char)
+SONDE_BPF_USER_READ(short, short)
+SONDE_BPF_USER_READ(ushort, unsigned short)
+SONDE_BPF_USER_READ(int, int)
+SONDE_BPF_USER_READ(long, long)
+SONDE_BPF_USER_READ(ulong, unsigned long)
+SONDE_BPF_USER_READ(int8, int8_t)
+SONDE_BPF_USER_READ(uint8, uint8_t)
+SONDE_BPF_USER_READ(int16, int16_t)
+SONDE_BPF_USER_READ(uint16, uint16_t)
+SONDE_BPF_USER_READ(int32, int32_t)
+SONDE_BPF_USER_READ(uint32, uint32_t)
+SONDE_BPF_USER_READ(int64, int64_t)
+SONDE_BPF_USER_READ(uint64, uint64_t)
+SONDE_BPF_READ(sonde_fn_kernel_char_1, signed char, 0, 1)
+SONDE_BPF_READ(sonde_fn_kernel_short_1, short, 0, 1)
+SONDE_BPF_READ(sonde_fn_kernel_int_1, int, 0, 1)
+SONDE_BPF_READ(sonde_fn_kernel_long_1, long, 0, 1)
+SONDE_BPF_READ(sonde_fn_kernel_pointer_1, unsigned long, 0, 1)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -271,7 +271,7 @@ TEST(CodegenModule, WhatKernelProbesCannotRunIsNamedWithItsPlace) {
 probe begin { a[1] = 1 }
 probe kernel.trace("sched:sched_switch") {
   foreach (k in a) n++
-  x = sprintf("%.2d", n)
+  println(sprintf("%.2d", n))
 }
 )");
   EXPECT_FALSE(r.ok);

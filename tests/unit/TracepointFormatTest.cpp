@@ -114,6 +114,35 @@ TEST(TracepointFormat, PointersArraysAndOtherSizes) {
   EXPECT_EQ(f.fields[5].kind, K::Other); // a 16-byte struct
 }
 
+// Syscall events keep every argument in 8 bytes, unsigned: $field reads the
+// declared C type (an `int dfd` of AT_FDCWD is -100, not 4294967196).
+TEST(TracepointFormat, SyscallArgumentsReadAsTheirDeclaredType) {
+  std::string error;
+  auto f = parseTracepointFormat("name: sys_enter_openat\nID: 700\nformat:\n"
+                                 "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+                                 "\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
+                                 "\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
+                                 "\tfield:umode_t mode;\toffset:32;\tsize:8;\tsigned:0;\n"
+                                 "\tfield:unsigned int fd;\toffset:40;\tsize:8;\tsigned:0;\n"
+                                 "\tfield:const clockid_t which;\toffset:48;\tsize:8;\tsigned:0;\n"
+                                 "\tfield:unsigned long len;\toffset:56;\tsize:8;\tsigned:0;\n",
+                                 &error);
+  ASSERT_TRUE(f) << error;
+  ASSERT_EQ(f->fields.size(), 7u);
+  auto expect = [&](size_t i, uint32_t size, bool isSigned) {
+    EXPECT_EQ(f->fields[i].size, size) << f->fields[i].name;
+    EXPECT_EQ(f->fields[i].isSigned, isSigned) << f->fields[i].name;
+    EXPECT_EQ(f->fields[i].offset, 8u * (i + 1)) << f->fields[i].name;
+  };
+  expect(1, 4, true);
+  expect(2, 8, false);
+  expect(3, 2, false);
+  expect(4, 4, false);
+  expect(5, 4, true);
+  expect(6, 8, false);
+  EXPECT_EQ(f->fields[2].kind, K::Pointer);
+}
+
 TEST(TracepointFormat, BrokenFilesNameTheLine) {
   std::string error;
   EXPECT_FALSE(parseTracepointFormat("name: x\nID: 1\nfield:int a;\toffset:0;\n", &error));
