@@ -1,6 +1,7 @@
 #include "probes/ProbeFamilies.h"
 
 #include "probes/marker/MarkerCatalog.h"
+#include "probes/tracepoint/KernelBtf.h"
 #include "probes/tracepoint/TracepointFormat.h"
 
 namespace sonde::probes {
@@ -187,12 +188,16 @@ const ProbeFamily *familyOf(const ast::ProbePoint &point) {
 namespace {
 
 // `$field` of a tracepoint: its own format fields (common_* ones included, as
-// stap), integers and pointers as longs, strings as strings.
+// stap), integers and pointers as longs, strings as strings; else one of its C
+// arguments (TP_PROTO) through the kernel's BTF, with `->member` and `[N]`.
 ContextVariable tracepointField(const tracepoint::ResolvedTracepoint &tp,
                                 const ast::TargetSymbol &sym) {
   using tracepoint::TracepointFieldKind;
-  if (const tracepoint::TracepointField *f =
-          tracepoint::findTracepointField(tp.format, sym.name.substr(1))) {
+  const tracepoint::TracepointField *f =
+      sym.components.empty() && !sym.addressOf
+          ? tracepoint::findTracepointField(tp.format, sym.name.substr(1))
+          : nullptr;
+  if (f) {
     switch (f->kind) {
     case TracepointFieldKind::Integer:
     case TracepointFieldKind::Pointer:
@@ -205,10 +210,25 @@ ContextVariable tracepointField(const tracepoint::ResolvedTracepoint &tp,
                   ", which cannot be read as a value"};
     }
   }
+  std::string why;
+  if (const tracepoint::KernelBtf *btf = tracepoint::KernelBtf::running(&why)) {
+    if (auto access = btf->resolve(tp.event, sym, &why))
+      return {true,
+              access->result == tracepoint::BtfAccess::Result::String ? ast::Type::String
+                                                                      : ast::Type::Long,
+              {}};
+    if (why.rfind("unable to find tracepoint variable", 0) != 0)
+      return {false, ast::Type::Long, why};
+  }
   std::string alternatives;
-  for (const tracepoint::TracepointField &f : tp.format.fields)
-    if (!f.common)
-      alternatives += (alternatives.empty() ? "$" : ", $") + f.name;
+  for (const tracepoint::TracepointField &field : tp.format.fields)
+    if (!field.common)
+      alternatives += (alternatives.empty() ? "$" : ", $") + field.name;
+  if (const tracepoint::KernelBtf *btf = tracepoint::KernelBtf::running(&why))
+    if (auto args = btf->arguments(tp.event))
+      for (const tracepoint::TracepointArgument &a : *args)
+        if (!tracepoint::findTracepointField(tp.format, a.name))
+          alternatives += (alternatives.empty() ? "$" : ", $") + a.name;
   return {false, ast::Type::Long,
           "unable to find tracepoint variable '" + sym.name + "'" +
               (alternatives.empty() ? "" : " (alternatives: " + alternatives + ")")};

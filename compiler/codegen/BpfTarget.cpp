@@ -265,13 +265,14 @@ void BpfTargetImpl::defineConstant(llvm::Module &m, const char *name, uint64_t v
   g->setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
-// int sonde_probe_N(void *tracepoint) in section tracepoint/SYSTEM/EVENT.
+// int sonde_probe_N(void *tracepoint) in section tracepoint/SYSTEM/EVENT, or
+// raw_tp/EVENT (its context the C arguments) for a probe that reads those.
 void BpfTargetImpl::emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction) {
   RuntimeBuilder b(m, *this);
   auto *type = llvm::FunctionType::get(b.getInt32Ty(), {b.ptrTy()}, false);
   auto *fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
                                     "sonde_probe_" + std::to_string(e.probeIndex), m);
-  fn->setSection("tracepoint/" + e.system + "/" + e.event);
+  fn->setSection(e.readsArguments ? "raw_tp/" + e.event : "tracepoint/" + e.system + "/" + e.event);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", fn);
   auto *run = llvm::BasicBlock::Create(m.getContext(), "run", fn);

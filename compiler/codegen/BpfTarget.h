@@ -23,6 +23,7 @@ public:
     uint32_t probeIndex;
     llvm::Function *handler;
     std::string system, event;
+    bool readsArguments = false; // a raw tracepoint program (the C arguments)
   };
   // Links the runtime, defines the script's constants and the entry programs,
   // and leaves every other function internal and inlined; `globals` (layout

@@ -84,7 +84,8 @@ bool generateKernelModule(GeneratedModule::Impl &impl, const ScriptFacts &facts,
   for (size_t i = 0; i < facts.probes().size(); ++i)
     if (llvm::Function *handler = gen.handlers()[i]) {
       const auto &tp = *facts.probes()[i].probe->tracepoint;
-      entries.push_back({static_cast<uint32_t>(i), handler, tp.system, tp.event});
+      entries.push_back(
+          {static_cast<uint32_t>(i), handler, tp.system, tp.event, gen.readsArguments(i)});
       globals.insert(facts.probes()[i].globals.begin(), facts.probes()[i].globals.end());
     }
   if (!target->finish(*module, entries, {globals.begin(), globals.end()}, opts.limits.max_action,

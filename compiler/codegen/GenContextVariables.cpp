@@ -4,9 +4,6 @@
 // signedness the note gives.
 #include "codegen/IrGenerator.h"
 
-#include "probes/tracepoint/TracepointFormat.h"
-#include "runtime/bpf/BpfAbi.h"
-
 #include "probes/marker/MarkerCatalog.h"
 #include "runtime/session/ContextAbi.h"
 #include "runtime/session/MarkerAbi.h"
@@ -126,50 +123,6 @@ llvm::Value *IrGenerator::markerArgument(const ArgSpec &arg, const Token &tok) {
   return arg.isSigned ? b_.CreateSExt(v, b_.longTy()) : b_.CreateZExt(v, b_.longTy());
 }
 
-// $field of a kernel tracepoint: read from the tracepoint's record.
-void IrGenerator::tracepointField(const probes::tracepoint::TracepointFormat &format,
-                                  ast::TargetSymbol &e) {
-  using probes::tracepoint::TracepointFieldKind;
-  if (e.addressOf || !e.components.empty() || e.prettyDepth > 0) {
-    fail("'&', '->', '[]' and pretty printing of tracepoint arguments (the TP_PROTO form) are "
-         "not supported yet",
-         e.tok);
-    return;
-  }
-  const probes::tracepoint::TracepointField *field =
-      probes::tracepoint::findTracepointField(format, std::string_view(e.name).substr(1));
-  if (!field) {
-    fail("unable to find tracepoint variable '" + e.name + "'", e.tok);
-    return;
-  }
-  switch (field->kind) {
-  case TracepointFieldKind::Integer:
-  case TracepointFieldKind::Pointer:
-    result_ = {b_.CreateCall(SONDE_RT(b_, sonde_bpf_field_long),
-                             {fs_.ctx, b_.constU32(field->offset), b_.constU32(field->size),
-                              b_.getInt32(field->isSigned ? 1 : 0)},
-                             e.name),
-               ast::Type::Long};
-    return;
-  case TracepointFieldKind::CharArray:
-  case TracepointFieldKind::DynamicString: {
-    llvm::Value *out = stringTemp();
-    bool dynamic = field->kind == TracepointFieldKind::DynamicString;
-    bool rel = field->type.find("__rel_loc") != std::string::npos;
-    b_.CreateCall(SONDE_RT(b_, sonde_bpf_field_string),
-                  {fs_.ctx, out, b_.constU32(field->offset),
-                   b_.constU32(dynamic ? 0 : std::max<uint32_t>(field->count, 1)),
-                   b_.getInt32(rel ? 1 : 0)});
-    result_ = {out, ast::Type::String};
-    return;
-  }
-  default:
-    fail("tracepoint field '" + field->name + "' has type '" + field->type +
-             "', which cannot be read as a value",
-         e.tok);
-  }
-}
-
 void IrGenerator::visit(ast::TargetSymbol &e) {
   const probes::marker::CatalogSite *site =
       probe_ && probe_->probe ? probe_->probe->markerSite.get() : nullptr;
@@ -179,7 +132,7 @@ void IrGenerator::visit(ast::TargetSymbol &e) {
     return;
   }
   if (probe_ && probe_->probe && probe_->probe->tracepoint && e.resolved) {
-    tracepointField(probe_->probe->tracepoint->format, e);
+    tracepointVariable(*probe_->probe->tracepoint, e);
     return;
   }
   if (!site || !e.resolved) {

@@ -23,6 +23,8 @@ bool IrGenerator::generate() {
   for (size_t i = 0; i < facts_.probes().size(); ++i) {
     const EmittedProbe &p = facts_.probes()[i];
     bool kernel = p.info.kind == SONDE_PROBE_KERNEL_TRACE;
+    readsArguments_ = p.probe && readsTracepointArguments(*p.probe);
+    argumentReaders_.push_back(readsArguments_);
     handlers_.push_back(kernel == target_.inKernel() ? emitHandler(p, i) : nullptr);
   }
   // Functions the emitted handlers call, and the ones those call: the native

@@ -37,6 +37,7 @@ struct X86Register;
 } // namespace sonde::probes::marker
 namespace sonde::probes::tracepoint {
 struct TracepointFormat;
+struct ResolvedTracepoint;
 } // namespace sonde::probes::tracepoint
 
 namespace sonde::codegen {
@@ -58,6 +59,9 @@ public:
   bool generate();
   // handlers()[i] runs facts.probes()[i].
   const std::vector<llvm::Function *> &handlers() const { return handlers_; }
+  // Whether handlers()[i] (a kernel.trace probe) reads the tracepoint's C
+  // arguments, so runs as a raw tracepoint program.
+  bool readsArguments(size_t i) const { return i < argumentReaders_.size() && argumentReaders_[i]; }
   llvm::Function *globalInitializer() const { return initGlobals_; }
   RuntimeBuilder &builder() { return b_; }
 
@@ -163,7 +167,11 @@ private:
   llvm::Value *markerArgument(const probes::marker::ArgSpec &arg, const Token &tok);
   llvm::Value *markerRegister(const probes::marker::X86Register &reg);
   llvm::Value *markerLoadBias();
+  // GenTracepointVariables.cpp
+  static bool readsTracepointArguments(const ast::DerivedProbe &p);
+  void tracepointVariable(const probes::tracepoint::ResolvedTracepoint &tp, ast::TargetSymbol &e);
   void tracepointField(const probes::tracepoint::TracepointFormat &format, ast::TargetSymbol &e);
+  void tracepointArgument(const probes::tracepoint::ResolvedTracepoint &tp, ast::TargetSymbol &e);
   void fail(const std::string &msg, const Token &tok);
 
   // GenExpressions.cpp
@@ -250,6 +258,8 @@ private:
   Value result_;
   std::unordered_map<const ast::FunctionDecl *, llvm::Function *> functions_;
   std::vector<llvm::Function *> handlers_;
+  std::vector<bool> argumentReaders_;
+  bool readsArguments_ = false; // the handler being emitted reads C arguments
   llvm::Function *initGlobals_ = nullptr;
   std::unordered_map<std::string, llvm::GlobalVariable *> regexCache_;
 };

@@ -3,6 +3,7 @@
 #include "ast/Clone.h"
 #include "probes/ProbeFamilies.h"
 #include "probes/marker/MarkerCatalog.h"
+#include "probes/tracepoint/KernelBtf.h"
 #include "probes/tracepoint/TracepointCatalog.h"
 
 #include <algorithm>
@@ -152,6 +153,13 @@ void listTracepoints(const ast::ProbePoint &p, const ListingRequest &request, Li
       for (const probes::tracepoint::TracepointField &f : format->fields)
         if (!f.common)
           line += " $" + f.name + ":" + f.type;
+      // Then the C arguments (stap's form, `$prev->pid`) the fields do not name.
+      std::string ignored;
+      if (const auto *btf = probes::tracepoint::KernelBtf::running(&ignored))
+        if (auto args = btf->arguments(format->name))
+          for (const probes::tracepoint::TracepointArgument &a : *args)
+            if (!probes::tracepoint::findTracepointField(*format, a.name))
+              line += " $" + a.name + ":" + a.type;
     }
     listing.lines.insert(line);
   }

@@ -109,6 +109,14 @@ int32_t sonde_bpf_strcmp(const char *a, const char *b, uint32_t cap);
 int64_t sonde_bpf_field_long(sonde_context *ctx, uint32_t offset, uint32_t size, int32_t isSigned);
 void sonde_bpf_field_string(sonde_context *ctx, char *out, uint32_t offset, uint32_t length,
                             int32_t rel);
+/* A tracepoint's C arguments (raw tracepoint programs: sonde_bpf_field_long
+ * reads args[i] at offset 8 * i), then kernel memory they point to: `size`
+ * bytes at addr as an integer, or a char[length] there as a string. A fault
+ * raises stap's read fault. */
+int64_t sonde_bpf_kernel_value(sonde_context *ctx, int64_t addr, uint32_t size, int32_t isSigned,
+                               uint32_t loc);
+void sonde_bpf_kernel_chars(sonde_context *ctx, char *out, int64_t addr, uint32_t length,
+                            uint32_t loc);
 /* printf(format #fmt, args[count]) as a record; bit i of string_mask: a string. */
 void sonde_bpf_printf(sonde_context *ctx, uint32_t fmt, const SondeFormatArg *args, uint32_t count,
                       uint64_t stringMask);

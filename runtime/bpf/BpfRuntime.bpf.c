@@ -606,6 +606,30 @@ void sonde_error_take(sonde_context *ctx, char *out) {
   ctx->uncatchable = 0;
 }
 
+/* ------------------------------------------------------------------ tracepoint arguments */
+
+SONDE_INLINE int64_t sonde_bpf_kernel_value(sonde_context *ctx, int64_t addr, uint32_t size,
+                                            int32_t isSigned, uint32_t loc) {
+  uint64_t raw = 0;
+  long rc = bpf_probe_read_kernel(&raw, size <= 8 ? size : 8, (const void *)addr);
+  if (rc < 0) {
+    stringFault(ctx, SONDE_BPF_ERROR_READ, addr, rc, loc);
+    return 0;
+  }
+  uint32_t shift = 64 - 8 * (size <= 8 ? size : 8);
+  return isSigned ? (int64_t)(raw << shift) >> shift : (int64_t)((raw << shift) >> shift);
+}
+
+SONDE_INLINE void sonde_bpf_kernel_chars(sonde_context *ctx, char *out, int64_t addr,
+                                         uint32_t length, uint32_t loc) {
+  uint32_t cap = length + 1 < sonde_cfg_str_cap ? length + 1 : sonde_cfg_str_cap;
+  long rc = bpf_probe_read_kernel_str(out, cap, (const void *)addr);
+  if (rc < 0) {
+    out[0] = 0;
+    stringFault(ctx, SONDE_BPF_ERROR_READ, addr, rc, loc);
+  }
+}
+
 /* ------------------------------------------------------------------ pure functions */
 
 int64_t sonde_fn_strlen_1(sonde_context *ctx, const char *s, uint32_t loc) {
