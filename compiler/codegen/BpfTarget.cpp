@@ -2,6 +2,7 @@
 
 #include "codegen/RuntimeBuilder.h"
 #include "codegen/ScriptFacts.h"
+#include "probes/tracepoint/KernelBtf.h"
 #include "runtime/bpf/BpfAbi.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -39,7 +40,6 @@ std::string constructOf(llvm::StringRef fn) {
       {"sonde_map_delete_wild", "delete with '*' keys"},
       {"sonde_map_exists_wild", "'in' with '*' keys"},
       {"sonde_regex_match", "regular expression matching"},
-      {"sonde_raise_message", "error()"},
   };
   if (auto it = names.find(fn); it != names.end())
     return it->second;
@@ -252,7 +252,9 @@ private:
   uint64_t functionStringBytes_ = 0;
   std::map<const llvm::Function *, uint64_t> handlerStringBytes_;
   uint64_t maxHandlerStringBytes_ = 0;
-  uint64_t recordBytes_ = sizeof(sonde_bpf_record) + sizeof(sonde_bpf_error);
+  // An error record may carry error()'s text.
+  uint64_t recordBytes_ =
+      sizeof(sonde_bpf_record) + sizeof(sonde_bpf_error) + ((shape_.strCap + 2 + 7) & ~7u);
 };
 
 void BpfTargetImpl::defineConstant(llvm::Module &m, const char *name, uint64_t value) {
@@ -320,6 +322,19 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   if (scratchBytes > SONDE_BPF_MAX_SCRATCH_BYTES) {
     *error = bpf::scratchLimitError(scratchBytes);
     return false;
+  }
+  if (m.getGlobalVariable("sonde_cfg_task_real_parent")) {
+    // ppid(): the task_struct offsets of this kernel.
+    std::string why;
+    const auto *btf = probes::tracepoint::KernelBtf::running(&why);
+    auto parent = btf ? btf->memberOffset("task_struct", "real_parent") : std::nullopt;
+    auto tgid = btf ? btf->memberOffset("task_struct", "tgid") : std::nullopt;
+    if (!parent || !tgid) {
+      *error = "ppid() in kernel probes needs the kernel's BTF" + (why.empty() ? "" : ": " + why);
+      return false;
+    }
+    defineConstant(m, "sonde_cfg_task_real_parent", *parent);
+    defineConstant(m, "sonde_cfg_task_tgid", *tgid);
   }
   defineConstant(m, "sonde_cfg_str_cap", shape_.strCap);
   defineConstant(m, "sonde_cfg_handler_strings", handlerStrings);

@@ -175,6 +175,16 @@ KernelBtf::arguments(const std::string &event) const {
   return args;
 }
 
+std::optional<uint32_t> KernelBtf::memberOffset(const std::string &structName,
+                                                const std::string &member) const {
+  int id = btf__find_by_name_kind(btf_, structName.c_str(), BTF_KIND_STRUCT);
+  uint32_t offset = 0, type = 0;
+  std::string ignored;
+  if (id <= 0 || !findMember(btf_, static_cast<uint32_t>(id), member, offset, type, &ignored))
+    return std::nullopt;
+  return offset;
+}
+
 std::optional<BtfAccess> KernelBtf::resolve(const std::string &event, const ast::TargetSymbol &sym,
                                             std::string *error) const {
   const btf_type *proto = traceFunctionProto(btf_, event);

@@ -53,6 +53,11 @@ public:
   // without the leading `void *__data`; nullopt when the BTF has none.
   std::optional<std::vector<TracepointArgument>> arguments(const std::string &event) const;
 
+  // The byte offset of `member` in `struct NAME` (anonymous members looked
+  // into), or nullopt.
+  std::optional<uint32_t> memberOffset(const std::string &structName,
+                                       const std::string &member) const;
+
   // How `sym` reads on EVENT, or nullopt with the reason in *error.
   std::optional<BtfAccess> resolve(const std::string &event, const ast::TargetSymbol &sym,
                                    std::string *error) const;

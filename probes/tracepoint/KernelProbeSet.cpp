@@ -205,6 +205,17 @@ int KernelProbeSet::onRecord(void *self, void *data, size_t size) {
   return 0;
 }
 
+// A string of a record at `offset`: u16 length, then the bytes ("" if cut short).
+std::string KernelProbeSet::recordString(const char *data, size_t size, size_t offset) {
+  uint16_t length = 0;
+  if (offset + 2 > size)
+    return {};
+  std::memcpy(&length, data + offset, 2);
+  if (offset + 2 + length > size)
+    return {};
+  return std::string(data + offset + 2, length);
+}
+
 // One record of a kernel probe, handled as the handler would have in sonde.
 void KernelProbeSet::record(const char *data, size_t size) {
   sonde_bpf_record r;
@@ -240,6 +251,10 @@ void KernelProbeSet::record(const char *data, size_t size) {
         off += 8;
       }
     }
+    // Only a record that carries every argument its format takes is printed.
+    if (r.id >= rt_->module->desc().format_count ||
+        args.size() != rt_->module->format(r.id).arg_count)
+      return;
     args.push_back(SondeFormatArg{});
     sonde_out_printf(&ctx, r.id, args.data(), SONDE_NO_LOCATION);
     return;
@@ -256,6 +271,8 @@ void KernelProbeSet::record(const char *data, size_t size) {
                     "%s string copy fault %" PRId64 " at 0x%" PRIx64 " [man error::fault]",
                     e.status == SONDE_BPF_ERROR_USER_STRING ? "user" : "kernel", e.rc, e.detail);
       text = line;
+    } else if (e.status == SONDE_BPF_ERROR_MESSAGE) {
+      text = recordString(data, size, sizeof r + sizeof e);
     } else if (e.status == SONDE_BPF_ERROR_READ) {
       char line[96];
       std::snprintf(line, sizeof line, "read fault [man error::fault] at 0x%" PRIx64, e.detail);
@@ -270,6 +287,16 @@ void KernelProbeSet::record(const char *data, size_t size) {
     ctx.error_location = e.location;
     ts.flushOutput(*rt_->output);
     session::finishFailedHandler(*rt_, ctx);
+    return;
+  }
+  case SONDE_BPF_RECORD_WARN:
+  case SONDE_BPF_RECORD_LOG: {
+    std::string text = recordString(data, size, sizeof r);
+    if (r.kind == SONDE_BPF_RECORD_WARN)
+      sonde_out_warn(&ctx, text.c_str());
+    else
+      sonde_out_log(&ctx, text.c_str());
+    ts.flushOutput(*rt_->output);
     return;
   }
   case SONDE_BPF_RECORD_EXIT:

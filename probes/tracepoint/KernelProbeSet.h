@@ -40,6 +40,7 @@ private:
   KernelProbeSet(std::unique_ptr<BpfObject> object, uint64_t ringBytes);
   bool size(std::string *error);
   void nameRefusedProgram(std::string *error) const;
+  static std::string recordString(const char *data, size_t size, size_t offset);
   void drain();
   static int onRecord(void *self, void *data, size_t size);
   void record(const char *data, size_t size);

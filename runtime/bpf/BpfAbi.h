@@ -62,6 +62,8 @@ enum sonde_bpf_record_kind {
   SONDE_BPF_RECORD_PRINTF = 1, /* format id, then the arguments */
   SONDE_BPF_RECORD_ERROR = 2,  /* a handler ended with ctx->error set */
   SONDE_BPF_RECORD_EXIT = 3,   /* exit() */
+  SONDE_BPF_RECORD_WARN = 4,   /* warn(text): the text as a string (u16 length, bytes) */
+  SONDE_BPF_RECORD_LOG = 5,    /* log(text): likewise */
 };
 
 /* Every record starts with this header. */
@@ -92,6 +94,7 @@ enum sonde_bpf_error_code {
   SONDE_BPF_ERROR_KERNEL_STRING = 200, /* "kernel string copy fault at 0x..." */
   SONDE_BPF_ERROR_USER_STRING = 201,   /* "user string copy fault at 0x..." */
   SONDE_BPF_ERROR_READ = 202,          /* "read fault [man error::fault] at 0x..." */
+  SONDE_BPF_ERROR_MESSAGE = 203,       /* error(text), assert(): the text follows the error */
 };
 
 /* ---- entry points only kernel-probe code calls ---- */

@@ -23,7 +23,10 @@ extern const uint32_t sonde_cfg_value_bytes;   /* an array value, also the aggre
 extern const uint32_t sonde_cfg_record_offset; /* where the record is built */
 extern const uint32_t sonde_cfg_record_bytes;  /* the largest record */
 extern const uint32_t sonde_cfg_record_mask;   /* bit_ceil(record bytes) - 1 */
-extern sonde_bpf_control sonde_globals;        /* .bss: control, then the scalars */
+/* struct task_struct's real_parent and tgid, from the kernel's BTF (ppid()). */
+extern const uint32_t sonde_cfg_task_real_parent;
+extern const uint32_t sonde_cfg_task_tgid;
+extern sonde_bpf_control sonde_globals; /* .bss: control, then the scalars */
 /* .rodata zeros, as many as the larger of a key and a value: BPF cannot memset
  * more than 1 KiB in one go, so keys and values are cleared by copying these. */
 extern const char sonde_zeros[];
@@ -121,6 +124,19 @@ static SONDE_INLINE void fillHeader(sonde_bpf_record *r, uint32_t kind, uint32_t
   r->string_mask = 0;
 }
 
+/* A string in a record: u16 length, the bytes, NUL; the bytes taken, rounded to 8. */
+static SONDE_INLINE uint32_t putString(char *at, const char *s) {
+  long n = bpf_probe_read_kernel_str(at + 2, sonde_cfg_str_cap, s);
+  if (n < 1) {
+    n = 1;
+    at[2] = 0;
+  }
+  if (n > sonde_cfg_str_cap)
+    n = sonde_cfg_str_cap;
+  *(uint16_t *)at = (uint16_t)(n - 1);
+  return ((uint32_t)n + 2 + 7) & ~7u;
+}
+
 static SONDE_INLINE void emit(char *record, uint32_t size) {
   if (bpf_ringbuf_output(&sonde_events, record, size, 0) != 0)
     __sync_fetch_and_add(&sonde_globals.lost_records, 1);
@@ -143,8 +159,13 @@ SONDE_INLINE void sonde_bpf_leave(sonde_context *ctx) {
   e->location = ctx->error_location;
   e->detail = (uint64_t)ctx->error_message;
   e->rc = (int64_t)ctx->runtime;
-  r->size = sizeof *r + sizeof *e;
-  emit(rec, sizeof *r + sizeof *e);
+  uint32_t size = sizeof *r + sizeof *e;
+  if (e->status == SONDE_BPF_ERROR_MESSAGE) {
+    e->detail = 0;
+    size += putString(rec + size, ctx->error_message);
+  }
+  r->size = size;
+  emit(rec, size);
 }
 
 /* ------------------------------------------------------------------ errors, session */
@@ -176,6 +197,47 @@ SONDE_INLINE int sonde_session_note_skipped(sonde_segment *seg) {
 SONDE_INLINE int sonde_session_running(const sonde_segment *seg) {
   (void)seg;
   return sonde_globals.running != 0;
+}
+
+/* error(text) and assert(): the error carries the text; no location, as stap. */
+SONDE_INLINE void sonde_raise_message(sonde_context *ctx, const char *message, uint32_t loc) {
+  sonde_raise(ctx, SONDE_BPF_ERROR_MESSAGE, loc);
+  ctx->error_message = (char *)message;
+}
+void sonde_fn_error_1(sonde_context *ctx, const char *message, uint32_t loc) {
+  (void)loc;
+  sonde_raise_message(ctx, message, SONDE_NO_LOCATION);
+}
+void sonde_fn_assert_1(sonde_context *ctx, int64_t cond, uint32_t loc) {
+  (void)loc;
+  if (!cond)
+    sonde_raise_message(ctx, "Assertion failed", SONDE_NO_LOCATION);
+}
+void sonde_fn_assert_2(sonde_context *ctx, int64_t cond, const char *message, uint32_t loc) {
+  (void)loc;
+  if (!cond)
+    sonde_raise_message(ctx, message, SONDE_NO_LOCATION);
+}
+void sonde_fn_abort_0(sonde_context *ctx, uint32_t loc) {
+  sonde_raise(ctx, SONDE_ERROR_ABORT, loc);
+}
+
+/* warn(text) and log(text): a record sonde prints as it prints them. */
+static SONDE_INLINE void textRecord(sonde_context *ctx, uint32_t kind, const char *text) {
+  char *rec = recordArea((char *)ctx);
+  sonde_bpf_record *r = (sonde_bpf_record *)rec;
+  fillHeader(r, kind, ctx->probe_index);
+  uint32_t size = sizeof *r + putString(rec + sizeof *r, text);
+  r->size = size;
+  emit(rec, size);
+}
+void sonde_fn_warn_1(sonde_context *ctx, const char *message, uint32_t loc) {
+  (void)loc;
+  textRecord(ctx, SONDE_BPF_RECORD_WARN, message);
+}
+void sonde_fn_log_1(sonde_context *ctx, const char *message, uint32_t loc) {
+  (void)loc;
+  textRecord(ctx, SONDE_BPF_RECORD_LOG, message);
 }
 
 void sonde_fn_exit_0(sonde_context *ctx, uint32_t loc) {
@@ -461,6 +523,16 @@ int64_t sonde_fn_tid_0(sonde_context *ctx, uint32_t loc) {
   (void)ctx, (void)loc;
   return (int64_t)(uint32_t)bpf_get_current_pid_tgid();
 }
+int64_t sonde_fn_ppid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  const char *task = (const char *)bpf_get_current_task();
+  const char *parent = 0;
+  int32_t tgid = 0;
+  if (bpf_probe_read_kernel(&parent, sizeof parent, task + sonde_cfg_task_real_parent) < 0 ||
+      bpf_probe_read_kernel(&tgid, sizeof tgid, parent + sonde_cfg_task_tgid) < 0)
+    return 0;
+  return tgid;
+}
 int64_t sonde_fn_uid_0(sonde_context *ctx, uint32_t loc) {
   (void)ctx, (void)loc;
   return (int64_t)(uint32_t)bpf_get_current_uid_gid();
@@ -599,7 +671,8 @@ void sonde_error_take(sonde_context *ctx, char *out) {
                      : status == SONDE_BPF_ERROR_READ ? "read fault [man error::fault] at 0x"
                      : status == SONDE_ERR_MAP_FULL   ? "Array overflow, check MAXMAPENTRIES"
                                                       : "error";
-  sonde_bpf_strcpy(out, text, sonde_cfg_str_cap);
+  sonde_bpf_strcpy(out, status == SONDE_BPF_ERROR_MESSAGE ? ctx->error_message : text,
+                   sonde_cfg_str_cap);
   if (fault)
     appendHex(out, boundedLength(out, sonde_cfg_str_cap), (uint64_t)ctx->error_message);
   ctx->error = 0;
