@@ -6,6 +6,7 @@
 #include "runtime/bpf/BpfAbi.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Linker/Linker.h>
@@ -280,6 +281,23 @@ void BpfTargetImpl::emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction
   auto *run = llvm::BasicBlock::Create(m.getContext(), "run", fn);
   auto *done = llvm::BasicBlock::Create(m.getContext(), "done", fn);
   b.SetInsertPoint(entry);
+  // int (void *ctx) at the probe's line, so the handler's line information
+  // survives its inlining here (its calls need a location).
+  if (llvm::DISubprogram *handler = e.handler->getSubprogram()) {
+    llvm::DIBuilder di(m, true, handler->getUnit());
+    llvm::Metadata *types[] = {di.createBasicType("int", 32, llvm::dwarf::DW_ATE_signed),
+                               di.createPointerType(nullptr, 64)};
+    auto *sp = di.createFunction(
+        handler->getUnit(), fn->getName(), fn->getName(), handler->getFile(), handler->getLine(),
+        di.createSubroutineType(di.getOrCreateTypeArray(types)), handler->getLine(),
+        llvm::DINode::FlagPrototyped, llvm::DISubprogram::SPFlagDefinition);
+    // The kernel wants a global function's parameters named in its BTF.
+    di.createParameterVariable(sp, "ctx", 1, handler->getFile(), handler->getLine(),
+                               di.createPointerType(nullptr, 64), true);
+    fn->setSubprogram(sp);
+    di.finalizeSubprogram(sp);
+    b.SetCurrentDebugLocation(llvm::DILocation::get(m.getContext(), handler->getLine(), 0, sp));
+  }
   llvm::Value *ctx =
       b.CreateCall(SONDE_RT(b, sonde_bpf_enter),
                    {fn->getArg(0), b.constU32(e.probeIndex), b.constLong(maxAction)});

@@ -3,6 +3,7 @@
 #include "codegen/IrGenerator.h"
 
 #include "codegen/DeadLocalStores.h"
+#include "codegen/SourceLines.h"
 
 #include "runtime/session/ModuleAbi.h"
 
@@ -17,7 +18,11 @@ IrGenerator::IrGenerator(const ScriptFacts &facts, ModuleTables &tables, llvm::M
     : facts_(facts), tables_(tables), module_(m), target_(target), opts_(opts), diags_(diags),
       b_(m, target), strCap_(opts.limits.max_string_len) {}
 
+IrGenerator::~IrGenerator() = default;
+
 bool IrGenerator::generate() {
+  if (target_.inKernel())
+    lines_ = std::make_unique<SourceLines>(module_);
   for (const ast::FunctionDecl *f : facts_.functions())
     functions_[f] = declareFunction(*f);
   for (size_t i = 0; i < facts_.probes().size(); ++i) {
@@ -44,6 +49,8 @@ bool IrGenerator::generate() {
       functions_.at(f)->eraseFromParent();
   if (!target_.inKernel())
     initGlobals_ = emitGlobalInitializer();
+  if (lines_)
+    lines_->finish();
   return ok_;
 }
 
@@ -82,6 +89,7 @@ void IrGenerator::emitFunction(const ast::FunctionDecl &f) {
   probe_ = nullptr;
   llvm::Value *ctx = &*arg++;
   beginBody(fn, ctx);
+  describeLines(*fn, f.tok);
   if (f.returnType == ast::Type::String) {
     fs_.returnOut = &*arg++;
     b_.CreateStore(b_.getInt8(0), fs_.returnOut);
@@ -127,6 +135,8 @@ llvm::Function *IrGenerator::emitHandler(const EmittedProbe &p, size_t index) {
   fs_ = FunctionState{};
   probe_ = &p;
   beginBody(fn, &*fn->arg_begin());
+  if (p.probe && p.probe->origin)
+    describeLines(*fn, p.probe->origin->tok);
 
   llvm::BasicBlock *body = newBlock("body");
   if (p.info.checksSessionRunning) {
@@ -250,7 +260,18 @@ llvm::Value *IrGenerator::stringTemp() {
   return fs_.stringPool[fs_.stringPoolUsed++];
 }
 
+// Kernel modules carry line information (SourceLines): from here on, what is
+// emitted in `fn` is at `tok`.
+void IrGenerator::describeLines(llvm::Function &fn, const Token &tok) {
+  if (!lines_)
+    return;
+  lines_->describe(fn, tok, static_cast<unsigned>(fn.arg_size()), false);
+  b_.SetCurrentDebugLocation(lines_->at(fn, tok));
+}
+
 void IrGenerator::emitStatement(ast::Stmt &s) {
+  if (lines_ && fs_.fn && fs_.fn->getSubprogram())
+    b_.SetCurrentDebugLocation(lines_->at(*fs_.fn, s.tok));
   // What is pending here came from the enclosing statement's own header (a
   // foreach, a loop condition), not from this one.
   if (statementTok_)

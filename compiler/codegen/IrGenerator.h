@@ -24,6 +24,7 @@
 #include "diag/Diagnostics.h"
 #include "runtime/format/FormatAbi.h"
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,6 +43,8 @@ struct ResolvedTracepoint;
 
 namespace sonde::codegen {
 
+class SourceLines;
+
 // A value of the language: an i64 (long) or a pointer to a NUL-terminated
 // buffer (string) that stays valid until the end of the current statement.
 struct Value {
@@ -53,6 +56,7 @@ class IrGenerator : public ast::Visitor {
 public:
   IrGenerator(const ScriptFacts &facts, ModuleTables &tables, llvm::Module &m,
               CodegenTarget &target, const CodegenOptions &opts, DiagnosticEngine &diags);
+  ~IrGenerator() override;
 
   // Emits every reachable function, every handler and the global initializer.
   // Returns false if something could not be compiled (errors reported).
@@ -228,6 +232,7 @@ private:
   llvm::Value *argumentArray(ast::PrintFormat &p, uint64_t timeArgs);
   llvm::Value *printValues(ast::PrintFormat &p);
   void printAsRecord(ast::PrintFormat &p);
+  void describeLines(llvm::Function &fn, const Token &tok);
   // GenKernelSprintf.cpp
   void sprintfByAppends(ast::PrintFormat &p, llvm::Value *out);
   void appendKernelFormat(llvm::Value *out, const std::string &format,
@@ -253,6 +258,7 @@ private:
   FunctionState fs_;
   const Token *statementTok_ = nullptr;                     // the statement being emitted
   std::set<std::pair<std::string, const Token *>> refused_; // constructs reported
+  std::unique_ptr<SourceLines> lines_;                      // kernel modules: line information
   std::unordered_set<const ast::Stmt *> deadStores_;        // of the body being emitted
   const EmittedProbe *probe_ = nullptr;                     // the handler being emitted, if any
   Value result_;

@@ -70,6 +70,22 @@ std::string lastLines(const std::string &text, size_t count) {
   return out;
 }
 
+// The last source line the verifier's log names ("; n++ @ app.probe:4", from
+// the program's BTF line info), as "\n  at app.probe:4: n++", or "".
+std::string lastSourceLine(const std::string &log) {
+  std::istringstream in(log);
+  std::string last;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("; ", 0) == 0 && line.find(" @ ") != std::string::npos)
+      last = line;
+  if (last.empty())
+    return "";
+  size_t at = last.rfind(" @ ");
+  std::string text = last.substr(2, at - 2);
+  text.erase(0, text.find_first_not_of(" \t"));
+  return "\n  at " + last.substr(at + 3) + ": " + text;
+}
+
 bool permissionDenied(int err) { return err == EPERM || err == EACCES; }
 
 // Why an operation failed: missing privileges in one line, else the system's
@@ -190,7 +206,7 @@ bool BpfObject::load(std::string *error) {
       const char *log = bpf_program__log_buf(program, &size);
       if (log && *log) {
         *error = impl_->name + ": the kernel's verifier refused program '" +
-                 bpf_program__name(program) + "':" + lastLines(log, 8);
+                 bpf_program__name(program) + "':" + lastLines(log, 8) + lastSourceLine(log);
         return false;
       }
     }

@@ -1,7 +1,7 @@
 // `sonde` running kernel.trace scripts against the known workload: loss
-// accounting of the ring buffer, many string arguments in one record, the
-// one-line error without privileges. (Values per construct are checked by the
-// golden scripts in tests/conformance/kernel.)
+// accounting of the ring buffer, many string arguments in one record, a
+// program the verifier refuses, the one-line error without privileges. (Values per construct are
+// checked by the golden scripts in tests/conformance/kernel.)
 #include "../corpus/ProcessRunner.h"
 
 #include <gtest/gtest.h>
@@ -78,6 +78,26 @@ TEST(KernelScript, RecordsWithManyStringsPassTheVerifier) {
   for (int i = 0; i < 20; ++i)
     line += "/nonexistent/x|";
   EXPECT_EQ(r.stdoutText, line + "\n");
+}
+
+TEST(KernelScript, AVerifierRefusalNamesTheProbeAndTheScriptLine) {
+  // 400 string appends: more than the verifier's million instructions.
+  std::string script = "probe kernel.trace(\"sched:sched_switch\") {\n  s = $prev_comm\n";
+  for (int i = 0; i < 400; ++i)
+    script += "  s = s . \"x\"\n";
+  script += "  println(s)\n}\n";
+  ProcessResult r = runSonde({"-e", script, "-c", workload("close 1 -1 1")});
+  SKIP_UNLESS_PERMITTED(r);
+  ASSERT_TRUE(r.exited) << describe(r);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.stderrText.find("the kernel's verifier refused program 'sonde_probe_0' (the "
+                              "handler of kernel.trace(\"sched:sched_switch\")):"),
+            std::string::npos)
+      << describe(r);
+  EXPECT_TRUE(
+      std::regex_search(r.stderrText, std::regex("\n  at <input>:[0-9]+: s = s \\. \"x\"\n")))
+      << describe(r);
+  EXPECT_NE(r.stderrText.find("Pass 5: run failed."), std::string::npos);
 }
 
 TEST(KernelScript, WithoutPrivilegesOneLineSaysWhatIsNeeded) {
