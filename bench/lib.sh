@@ -129,3 +129,31 @@ section_header() {
   echo "commit $(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- 2> /dev/null || echo ' + uncommitted changes'),"
   echo "sonde: \`${sonde#"$top"/}\`. $("$cc" --version | head -1)."
 }
+
+# result_of KEY CMD...: runs CMD in the scratch directory, which writes
+# "KEY=VALUE" to ./result; prints VALUE, or nothing if CMD failed (its command
+# and first error lines then go to first.err, for first_failure).
+result_of() {
+  local key=$1
+  shift
+  rm -f result
+  "$@" > run.out 2> run.err || true
+  [ -s result ] || [ -s first.err ] || { echo "$*:"; head -5 run.err; } > first.err
+  sed -n "s/.*$key=//p" result 2> /dev/null
+}
+
+# median_result KEY CMD...: the median VALUE of $runs runs of result_of, or
+# "failed" as soon as one fails.
+median_result() {
+  local key=$1 values=() v
+  shift
+  for ((r = 0; r < runs; r++)); do
+    v=$(result_of "$key" "$@")
+    if [ -z "$v" ]; then
+      echo "failed"
+      return
+    fi
+    values+=("$v")
+  done
+  printf '%s\n' "${values[@]}" | median
+}

@@ -14,26 +14,9 @@ runs=${B4_RUNS:-5}
 cd "$tmp"
 build_target b4_close "$here/b4_close.c"
 
-# One run's calls/s, from the workload's result file; empty if it failed.
-run_once() {
-  rm -f result
-  "$@" > run.out 2> run.err || true
-  [ -s result ] || [ -s first.err ] || { echo "$*:"; head -5 run.err; } > first.err
-  sed -n 's/.*calls_per_second=//p' result 2> /dev/null
-}
-
 # median_rate CMD...: the median M calls/s of $runs runs, or "failed".
 median_rate() {
-  local values=() v
-  for ((r = 0; r < runs; r++)); do
-    v=$(run_once "$@")
-    if [ -z "$v" ]; then
-      echo "failed"
-      return
-    fi
-    values+=("$v")
-  done
-  printf '%s\n' "${values[@]}" | median | awk '{ printf "%.3f\n", $1 / 1e6 }'
+  median_result calls_per_second "$@" | awk '$1 == "failed" { print; next } { printf "%.3f\n", $1 / 1e6 }'
 }
 
 sonde_run() { "$sonde" -e "$1" -c "./b4_close $n $tmp/result" > /dev/null; }

@@ -19,27 +19,8 @@ build_target b2_sonde "$here/b2_loop.c" -DB2_SONDE
 build_target b2_sdt "$here/b2_loop.c" -DB2_SDT
 build_target b2_lttng "$here/b2_loop.c" -DB2_LTTNG -llttng-ust -ldl
 
-# One run's ns/iteration, from the target's result file; empty if it failed.
-run_once() {
-  rm -f result
-  "$@" > run.out 2> run.err || true
-  [ -s result ] || [ -s first.err ] || { echo "$*:"; head -5 run.err; } > first.err
-  sed -n 's/.*ns_per_iteration=//p' result 2> /dev/null
-}
-
 # median_run CMD...: the median ns/iteration of $runs runs, or "failed".
-median_run() {
-  local values=() v
-  for ((r = 0; r < runs; r++)); do
-    v=$(run_once "$@")
-    if [ -z "$v" ]; then
-      echo "failed"
-      return
-    fi
-    values+=("$v")
-  done
-  printf '%s\n' "${values[@]}" | median
-}
+median_run() { median_result ns_per_iteration "$@"; }
 
 sonde_attached() { # SCRIPT ITERATIONS [sonde options...]
   local script=$1 iterations=$2

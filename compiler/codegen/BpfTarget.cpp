@@ -8,13 +8,10 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/DebugInfo.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
-#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <bit>
@@ -201,24 +198,7 @@ public:
               const std::vector<uint32_t> &globals, int64_t maxAction, std::string *error) override;
 
   bool emitObject(llvm::Module &m, const std::string &objectPath, std::string *error) override {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
-    if (ec) {
-      *error = "cannot write '" + objectPath + "': " + ec.message();
-      return false;
-    }
-    llvm::legacy::PassManager pm;
-    if (tm_->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-      *error = "the BPF back end cannot emit object files";
-      return false;
-    }
-    pm.run(m);
-    out.flush();
-    if (out.has_error()) {
-      *error = "cannot write '" + objectPath + "': " + out.error().message();
-      return false;
-    }
-    return true;
+    return writeObjectFile(*tm_, m, objectPath, "BPF", error);
   }
   // A BPF object is loaded as it is: libbpf does the relocations.
   bool link(const std::string &objectPath, const std::string &modulePath,

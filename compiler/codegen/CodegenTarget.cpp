@@ -1,8 +1,14 @@
-// What targets share: globals at their GlobalLayout offsets from the state base.
+// What targets share: globals at their GlobalLayout offsets from the state base,
+// object files written by a target machine.
 #include "codegen/CodegenTarget.h"
 
 #include "codegen/RuntimeBuilder.h"
 #include "codegen/ScriptFacts.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
 
 namespace sonde::codegen {
 
@@ -14,6 +20,28 @@ llvm::Value *CodegenTarget::globalData(RuntimeBuilder &b, llvm::Value *base,
 llvm::Value *CodegenTarget::globalHeader(RuntimeBuilder &b, llvm::Value *base,
                                          const GlobalSlot &slot) {
   return b.bytePtr(base, slot.placement.offset, slot.desc->name);
+}
+
+bool writeObjectFile(llvm::TargetMachine &tm, llvm::Module &m, const std::string &objectPath,
+                     const char *backend, std::string *error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    *error = "cannot write '" + objectPath + "': " + ec.message();
+    return false;
+  }
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    *error = std::string("the ") + backend + " back end cannot emit object files";
+    return false;
+  }
+  pm.run(m);
+  out.flush();
+  if (out.has_error()) {
+    *error = "cannot write '" + objectPath + "': " + out.error().message();
+    return false;
+  }
+  return true;
 }
 
 } // namespace sonde::codegen

@@ -95,4 +95,8 @@ public:
 // The x86-64 native target; null (message in *error) if LLVM lacks it.
 std::unique_ptr<CodegenTarget> makeNativeTarget(unsigned optLevel, std::string *error);
 
+// Writes `m` as an object file with `tm` (`backend` names it in errors).
+bool writeObjectFile(llvm::TargetMachine &tm, llvm::Module &m, const std::string &objectPath,
+                     const char *backend, std::string *error);
+
 } // namespace sonde::codegen

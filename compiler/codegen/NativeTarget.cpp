@@ -5,11 +5,8 @@
 #include "codegen/CodegenTarget.h"
 #include "codegen/RuntimeBuilder.h"
 
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/TargetSelect.h>
-#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
@@ -141,24 +138,7 @@ public:
   }
 
   bool emitObject(llvm::Module &m, const std::string &objectPath, std::string *error) override {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
-    if (ec) {
-      *error = "cannot write '" + objectPath + "': " + ec.message();
-      return false;
-    }
-    llvm::legacy::PassManager pm;
-    if (tm_->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-      *error = "the x86-64 back end cannot emit object files";
-      return false;
-    }
-    pm.run(m);
-    out.flush();
-    if (out.has_error()) {
-      *error = "cannot write '" + objectPath + "': " + out.error().message();
-      return false;
-    }
-    return true;
+    return writeObjectFile(*tm_, m, objectPath, "x86-64", error);
   }
 
   bool link(const std::string &objectPath, const std::string &modulePath,

@@ -353,26 +353,40 @@ SONDE_INLINE int64_t sonde_map_get_long(const sonde_map *m, const sonde_key *key
   return v ? *v : 0;
 }
 
-SONDE_INLINE int sonde_map_set_long(sonde_map *m, const sonde_key *keys, int64_t value) {
+/* Stores an element: the long `value`, or the string `text` when not null. */
+static SONDE_INLINE int setElement(sonde_map *m, const sonde_key *keys, int64_t value,
+                                   const char *text) {
   char *s = scratch();
   if (!s)
     return SONDE_ERR_NO_MEMORY;
   char *key = buildKey(s, globalOf(m), keys);
   char *val = valueArea(s);
   bpf_probe_read_kernel(val, sonde_cfg_value_bytes, sonde_zeros);
-  *(int64_t *)val = value;
+  if (text)
+    bpf_probe_read_kernel_str(val, sonde_cfg_str_cap, text);
+  else
+    *(int64_t *)val = value;
   return bpf_map_update_elem(&sonde_arrays, key, val, BPF_ANY) ? SONDE_ERR_MAP_FULL : SONDE_OK;
 }
 
-SONDE_INLINE int sonde_map_ref_long(sonde_map *m, const sonde_key *keys, int64_t **ref) {
+/* The element's value in the map, created zero if missing. */
+static SONDE_INLINE int elementRef(sonde_map *m, const sonde_key *keys, void **ref) {
   char *s = scratch();
   if (!s)
     return SONDE_ERR_NO_MEMORY;
-  int64_t *v = lookupOrCreate(&sonde_arrays, s, buildKey(s, globalOf(m), keys));
+  void *v = lookupOrCreate(&sonde_arrays, s, buildKey(s, globalOf(m), keys));
   if (!v)
     return SONDE_ERR_MAP_FULL;
   *ref = v;
   return SONDE_OK;
+}
+
+SONDE_INLINE int sonde_map_set_long(sonde_map *m, const sonde_key *keys, int64_t value) {
+  return setElement(m, keys, value, 0);
+}
+
+SONDE_INLINE int sonde_map_ref_long(sonde_map *m, const sonde_key *keys, int64_t **ref) {
+  return elementRef(m, keys, (void **)ref);
 }
 
 SONDE_INLINE void sonde_map_get_string(const sonde_map *m, const sonde_key *keys, char *out) {
@@ -383,25 +397,11 @@ SONDE_INLINE void sonde_map_get_string(const sonde_map *m, const sonde_key *keys
 }
 
 SONDE_INLINE int sonde_map_set_string(sonde_map *m, const sonde_key *keys, const char *value) {
-  char *s = scratch();
-  if (!s)
-    return SONDE_ERR_NO_MEMORY;
-  char *key = buildKey(s, globalOf(m), keys);
-  char *val = valueArea(s);
-  bpf_probe_read_kernel(val, sonde_cfg_value_bytes, sonde_zeros);
-  bpf_probe_read_kernel_str(val, sonde_cfg_str_cap, value);
-  return bpf_map_update_elem(&sonde_arrays, key, val, BPF_ANY) ? SONDE_ERR_MAP_FULL : SONDE_OK;
+  return setElement(m, keys, 0, value);
 }
 
 SONDE_INLINE int sonde_map_ref_string(sonde_map *m, const sonde_key *keys, char **ref) {
-  char *s = scratch();
-  if (!s)
-    return SONDE_ERR_NO_MEMORY;
-  char *v = lookupOrCreate(&sonde_arrays, s, buildKey(s, globalOf(m), keys));
-  if (!v)
-    return SONDE_ERR_MAP_FULL;
-  *ref = v;
-  return SONDE_OK;
+  return elementRef(m, keys, (void **)ref);
 }
 
 SONDE_INLINE int sonde_map_exists(const sonde_map *m, const sonde_key *keys) {
