@@ -88,7 +88,7 @@ void SourceWriter::targetSuffix(const std::vector<TargetComponent> &cs, int pret
   }
   // A separate token: glued to a member name it would lex as part of the name.
   if (prettyDepth > 0)
-    out_ << (cs.empty() ? "" : " ") << (prettyDepth == 1 ? "$" : "$$");
+    out_ << (cs.empty() ? "" : " ") << std::string(static_cast<size_t>(prettyDepth), '$');
 }
 
 void SourceWriter::probePoint(const ProbePoint &p, bool withOptionality) {
