@@ -195,7 +195,7 @@ public:
   }
 
   bool finish(llvm::Module &m, const std::vector<Entry> &entries,
-              const std::vector<uint32_t> &globals, int64_t maxAction, std::string *error) override;
+              const std::vector<uint32_t> &globals, int64_t maxAction, FinishError *error) override;
 
   bool emitObject(llvm::Module &m, const std::string &objectPath, std::string *error) override {
     return writeObjectFile(*tm_, m, objectPath, "BPF", error);
@@ -292,9 +292,9 @@ void BpfTargetImpl::emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction
 
 bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
                            const std::vector<uint32_t> &globals, int64_t maxAction,
-                           std::string *error) {
+                           FinishError *error) {
   if (!runtime_) {
-    *error = "internal error: the BPF runtime bitcode does not load";
+    error->message = "internal error: the BPF runtime bitcode does not load";
     return false;
   }
   for (const Entry &e : entries)
@@ -308,7 +308,7 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   for (llvm::Function &f : *runtime_)
     llvm::stripDebugInfo(f);
   if (llvm::Linker::linkModules(m, std::move(runtime_), llvm::Linker::LinkOnlyNeeded)) {
-    *error = "internal error: the BPF runtime does not link";
+    error->message = "internal error: the BPF runtime does not link";
     return false;
   }
   uint64_t handlerStrings = stringsStart() + functionStringBytes_;
@@ -318,7 +318,18 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   uint64_t recordMask = std::bit_ceil(recordBytes_) - 1;
   uint64_t scratchBytes = recordOffset + recordMask + 1 + ((shape_.strCap + 2 + 7) & ~7u);
   if (scratchBytes > SONDE_BPF_MAX_SCRATCH_BYTES) {
-    *error = bpf::scratchLimitError(scratchBytes);
+    error->message = bpf::scratchLimitError(scratchBytes);
+    // Name the probe whose strings take the most.
+    const Entry *largest = nullptr;
+    for (const Entry &e : entries)
+      if (!largest || handlerStringBytes_[e.handler] > handlerStringBytes_[largest->handler])
+        largest = &e;
+    if (largest && handlerStringBytes_[largest->handler] > 0) {
+      error->probeIndex = largest->probeIndex;
+      error->message += " (this probe's handler alone holds " +
+                        std::to_string(handlerStringBytes_[largest->handler]) +
+                        " bytes of strings)";
+    }
     return false;
   }
   if (m.getGlobalVariable("sonde_cfg_task_real_parent")) {
@@ -328,7 +339,8 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
     auto parent = btf ? btf->memberOffset("task_struct", "real_parent") : std::nullopt;
     auto tgid = btf ? btf->memberOffset("task_struct", "tgid") : std::nullopt;
     if (!parent || !tgid) {
-      *error = "ppid() in kernel probes needs the kernel's BTF" + (why.empty() ? "" : ": " + why);
+      error->message =
+          "ppid() in kernel probes needs the kernel's BTF" + (why.empty() ? "" : ": " + why);
       return false;
     }
     defineConstant(m, "sonde_cfg_task_real_parent", *parent);
@@ -377,8 +389,8 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   }
   for (llvm::Function &f : m)
     if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty()) {
-      *error = "internal error: kernel probes call '" + f.getName().str() +
-               "', which the BPF runtime does not define";
+      error->message = "internal error: kernel probes call '" + f.getName().str() +
+                       "', which the BPF runtime does not define";
       return false;
     }
   return true;

@@ -11,6 +11,7 @@
 
 #include <llvm/IR/Function.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,18 @@ public:
     std::string system, event;
     bool readsArguments = false; // a raw tracepoint program (the C arguments)
   };
+  // Why finish() failed, and the probe to point at when one is to blame.
+  struct FinishError {
+    std::string message;
+    std::optional<uint32_t> probeIndex;
+  };
   // Links the runtime, defines the script's constants and the entry programs,
   // and leaves every other function internal and inlined; `globals` (layout
-  // indexes the kernel probes use) are recorded for the loader. False (message
+  // indexes the kernel probes use) are recorded for the loader. False (reason
   // in *error) if the result cannot become BPF.
   virtual bool finish(llvm::Module &m, const std::vector<Entry> &entries,
                       const std::vector<uint32_t> &globals, int64_t maxAction,
-                      std::string *error) = 0;
+                      FinishError *error) = 0;
 };
 
 // The BPF target for a script whose globals have this shape; null (message in

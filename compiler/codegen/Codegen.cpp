@@ -88,9 +88,14 @@ bool generateKernelModule(GeneratedModule::Impl &impl, const ScriptFacts &facts,
           {static_cast<uint32_t>(i), handler, tp.system, tp.event, gen.readsArguments(i)});
       globals.insert(facts.probes()[i].globals.begin(), facts.probes()[i].globals.end());
     }
+  BpfTarget::FinishError failure;
   if (!target->finish(*module, entries, {globals.begin(), globals.end()}, opts.limits.max_action,
-                      &error)) {
-    diags.semanticError(error);
+                      &failure)) {
+    if (failure.probeIndex)
+      diags.semanticError(failure.message,
+                          facts.probes()[*failure.probeIndex].probe->originPoint->tok);
+    else
+      diags.semanticError(failure.message);
     return false;
   }
   std::string problems;

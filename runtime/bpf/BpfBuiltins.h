@@ -1,0 +1,291 @@
+/* Part of the BPF runtime, included once by BpfRuntime.bpf.c (not a
+ * standalone header): the built-in functions, sprintf, try/catch and tracepoint arguments. */
+
+/* ------------------------------------------------------------------ built-ins */
+
+int64_t sonde_fn_pid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)(bpf_get_current_pid_tgid() >> 32);
+}
+int64_t sonde_fn_tid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)(uint32_t)bpf_get_current_pid_tgid();
+}
+int64_t sonde_fn_ppid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  const char *task = (const char *)bpf_get_current_task();
+  const char *parent = 0;
+  int32_t tgid = 0;
+  if (bpf_probe_read_kernel(&parent, sizeof parent, task + sonde_cfg_task_real_parent) < 0 ||
+      bpf_probe_read_kernel(&tgid, sizeof tgid, parent + sonde_cfg_task_tgid) < 0)
+    return 0;
+  return tgid;
+}
+int64_t sonde_fn_uid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)(uint32_t)bpf_get_current_uid_gid();
+}
+int64_t sonde_fn_gid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)(bpf_get_current_uid_gid() >> 32);
+}
+int64_t sonde_fn_cpu_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return bpf_get_smp_processor_id();
+}
+int64_t sonde_fn_target_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return sonde_globals.target_pid;
+}
+void sonde_fn_execname_0(sonde_context *ctx, char *out, uint32_t loc) {
+  (void)ctx, (void)loc;
+  char comm[16];
+  if (bpf_get_current_comm(comm, sizeof comm) ||
+      bpf_probe_read_kernel_str(out, sonde_cfg_str_cap, comm) < 0)
+    out[0] = 0;
+}
+
+static SONDE_INLINE int64_t realtimeNs(void) {
+  return (int64_t)bpf_ktime_get_ns() + sonde_globals.realtime_offset_ns;
+}
+int64_t sonde_fn_gettimeofday_ns_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return realtimeNs();
+}
+int64_t sonde_fn_gettimeofday_us_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return realtimeNs() / 1000;
+}
+int64_t sonde_fn_gettimeofday_ms_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return realtimeNs() / 1000000;
+}
+int64_t sonde_fn_gettimeofday_s_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return realtimeNs() / 1000000000;
+}
+int64_t sonde_fn_ktime_get_ns_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns();
+}
+int64_t sonde_fn_local_clock_ns_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns();
+}
+int64_t sonde_fn_local_clock_us_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns() / 1000;
+}
+int64_t sonde_fn_local_clock_ms_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns() / 1000000;
+}
+int64_t sonde_fn_local_clock_s_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_ktime_get_ns() / 1000000000;
+}
+
+/* A string read failed: stap's fault error, with the address and the code. */
+static SONDE_INLINE void stringFault(sonde_context *ctx, int32_t status, int64_t addr, long rc,
+                                     uint32_t loc) {
+  sonde_raise(ctx, status, loc);
+  ctx->error_message = (char *)addr;
+  ctx->runtime = (void *)rc;
+}
+
+static SONDE_INLINE void readString(sonde_context *ctx, char *out, int64_t addr, uint32_t cap,
+                                    int user, uint32_t loc) {
+  long rc = user ? bpf_probe_read_user_str(out, cap, (const void *)addr)
+                 : bpf_probe_read_kernel_str(out, cap, (const void *)addr);
+  if (rc < 0) {
+    out[0] = 0;
+    stringFault(ctx, user ? SONDE_BPF_ERROR_USER_STRING : SONDE_BPF_ERROR_KERNEL_STRING, addr, rc,
+                loc);
+  }
+}
+
+static SONDE_INLINE uint32_t capOf(int64_t n) {
+  return n < 0 ? 1 : n + 1 < sonde_cfg_str_cap ? (uint32_t)n + 1 : sonde_cfg_str_cap;
+}
+
+void sonde_fn_kernel_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  readString(ctx, out, addr, sonde_cfg_str_cap, 0, loc);
+}
+void sonde_fn_kernel_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                                uint32_t loc) {
+  readString(ctx, out, addr, capOf(n), 0, loc);
+}
+void sonde_fn_user_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  readString(ctx, out, addr, sonde_cfg_str_cap, 1, loc);
+}
+void sonde_fn_user_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                              uint32_t loc) {
+  readString(ctx, out, addr, capOf(n), 1, loc);
+}
+
+/* ------------------------------------------------------------------ sprintf */
+
+SONDE_INLINE void sonde_bpf_sprintf(char *out, const char *format, const uint64_t *args,
+                                    uint32_t bytes) {
+  uint32_t len = boundedLength(out, sonde_cfg_str_cap);
+  asm volatile("" : "+r"(len));
+  if (len + 1 >= sonde_cfg_str_cap)
+    return;
+  bpf_snprintf(out + len, sonde_cfg_str_cap - len, format, (__u64 *)args, bytes);
+}
+
+/* ------------------------------------------------------------------ try/catch */
+
+/* 16 hex digits at `at` when they fit: fixed positions keep the verifier's work small. */
+static SONDE_INLINE void appendHex(char *out, uint32_t at, uint64_t value) {
+  if (at + 17 > sonde_cfg_str_cap || at > 65536)
+    return;
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    uint32_t digit = (uint32_t)(value >> (60 - 4 * i)) & 15;
+    out[at + i] = (char)(digit < 10 ? '0' + digit : 'a' + digit - 10);
+  }
+  out[at + 16] = 0;
+}
+
+/* catch: the message of the error caught, as sonde would word it. */
+void sonde_error_take(sonde_context *ctx, char *out) {
+  int32_t status = (int32_t)ctx->reserved;
+  int fault = status == SONDE_BPF_ERROR_USER_STRING || status == SONDE_BPF_ERROR_KERNEL_STRING ||
+              status == SONDE_BPF_ERROR_READ;
+  const char *text = status == SONDE_ERROR_DIVISION_BY_ZERO    ? "division by 0"
+                     : status == SONDE_BPF_ERROR_USER_STRING   ? "user string copy fault at 0x"
+                     : status == SONDE_BPF_ERROR_KERNEL_STRING ? "kernel string copy fault at 0x"
+                     : status == SONDE_BPF_ERROR_READ ? "read fault [man error::fault] at 0x"
+                     : status == SONDE_ERR_MAP_FULL   ? "Array overflow, check MAXMAPENTRIES"
+                                                      : "error";
+  sonde_bpf_strcpy(out, status == SONDE_BPF_ERROR_MESSAGE ? ctx->error_message : text,
+                   sonde_cfg_str_cap);
+  if (fault)
+    appendHex(out, boundedLength(out, sonde_cfg_str_cap), (uint64_t)ctx->error_message);
+  ctx->error = 0;
+  ctx->uncatchable = 0;
+}
+
+/* ------------------------------------------------------------------ tracepoint arguments */
+
+SONDE_INLINE int64_t sonde_bpf_kernel_value(sonde_context *ctx, int64_t addr, uint32_t size,
+                                            int32_t isSigned, uint32_t loc) {
+  uint64_t raw = 0;
+  long rc = bpf_probe_read_kernel(&raw, size <= 8 ? size : 8, (const void *)addr);
+  if (rc < 0) {
+    stringFault(ctx, SONDE_BPF_ERROR_READ, addr, rc, loc);
+    return 0;
+  }
+  uint32_t shift = 64 - 8 * (size <= 8 ? size : 8);
+  return isSigned ? (int64_t)(raw << shift) >> shift : (int64_t)((raw << shift) >> shift);
+}
+
+SONDE_INLINE void sonde_bpf_kernel_chars(sonde_context *ctx, char *out, int64_t addr,
+                                         uint32_t length, uint32_t loc) {
+  uint32_t cap = length + 1 < sonde_cfg_str_cap ? length + 1 : sonde_cfg_str_cap;
+  long rc = bpf_probe_read_kernel_str(out, cap, (const void *)addr);
+  if (rc < 0) {
+    out[0] = 0;
+    stringFault(ctx, SONDE_BPF_ERROR_READ, addr, rc, loc);
+  }
+}
+
+/* ------------------------------------------------------------------ pure functions */
+
+int64_t sonde_fn_strlen_1(sonde_context *ctx, const char *s, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return boundedLength(s, sonde_cfg_str_cap);
+}
+int64_t sonde_fn_abs_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
+}
+int64_t sonde_fn_min_2(sonde_context *ctx, int64_t a, int64_t b, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return a < b ? a : b;
+}
+int64_t sonde_fn_max_2(sonde_context *ctx, int64_t a, int64_t b, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return a > b ? a : b;
+}
+/* BPF is little-endian here: network order is a byte swap of the low bytes. */
+int64_t sonde_fn_htonl_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return __builtin_bswap32((uint32_t)x);
+}
+int64_t sonde_fn_htons_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return __builtin_bswap16((uint16_t)x);
+}
+int64_t sonde_fn_htonll_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)__builtin_bswap64((uint64_t)x);
+}
+int64_t sonde_fn_ntohl_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  return sonde_fn_htonl_1(ctx, x, loc);
+}
+int64_t sonde_fn_ntohs_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  return sonde_fn_htons_1(ctx, x, loc);
+}
+int64_t sonde_fn_ntohll_1(sonde_context *ctx, int64_t x, uint32_t loc) {
+  return sonde_fn_htonll_1(ctx, x, loc);
+}
+
+/* user_string(addr, err_msg) and the like: err_msg instead of an error. */
+static SONDE_INLINE void readStringOr(char *out, int64_t addr, uint32_t cap, int user,
+                                      const char *fallback) {
+  long rc = user ? bpf_probe_read_user_str(out, cap, (const void *)addr)
+                 : bpf_probe_read_kernel_str(out, cap, (const void *)addr);
+  if (rc < 0)
+    sonde_bpf_strcpy(out, fallback, sonde_cfg_str_cap);
+}
+void sonde_fn_user_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,
+                            uint32_t loc) {
+  (void)ctx, (void)loc;
+  readStringOr(out, addr, sonde_cfg_str_cap, 1, err_msg);
+}
+void sonde_fn_user_string_n_3(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                              const char *err_msg, uint32_t loc) {
+  (void)ctx, (void)loc;
+  readStringOr(out, addr, capOf(n), 1, err_msg);
+}
+void sonde_fn_kernel_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,
+                              uint32_t loc) {
+  (void)ctx, (void)loc;
+  readStringOr(out, addr, sonde_cfg_str_cap, 0, err_msg);
+}
+
+/* user_int(addr) & co.: 0 on a fault; the _error forms and kernel_* raise stap's
+ * "read fault". */
+#define SONDE_BPF_READ(fn, type, user, raise)                                                      \
+  int64_t fn(sonde_context *ctx, int64_t addr, uint32_t loc) {                                     \
+    type value = 0;                                                                                \
+    long rc = user ? bpf_probe_read_user(&value, sizeof value, (const void *)addr)                 \
+                   : bpf_probe_read_kernel(&value, sizeof value, (const void *)addr);              \
+    if (rc < 0 && raise)                                                                           \
+      stringFault(ctx, SONDE_BPF_ERROR_READ, addr, rc, loc);                                       \
+    return rc < 0 ? 0 : (int64_t)value;                                                            \
+  }
+#define SONDE_BPF_USER_READ(name, type)                                                            \
+  SONDE_BPF_READ(sonde_fn_user_##name##_1, type, 1, 0)                                             \
+  SONDE_BPF_READ(sonde_fn_user_##name##_error_1, type, 1, 1)
+SONDE_BPF_USER_READ(char, signed char)
+SONDE_BPF_USER_READ(short, short)
+SONDE_BPF_USER_READ(ushort, unsigned short)
+SONDE_BPF_USER_READ(int, int)
+SONDE_BPF_USER_READ(long, long)
+SONDE_BPF_USER_READ(ulong, unsigned long)
+SONDE_BPF_USER_READ(int8, int8_t)
+SONDE_BPF_USER_READ(uint8, uint8_t)
+SONDE_BPF_USER_READ(int16, int16_t)
+SONDE_BPF_USER_READ(uint16, uint16_t)
+SONDE_BPF_USER_READ(int32, int32_t)
+SONDE_BPF_USER_READ(uint32, uint32_t)
+SONDE_BPF_USER_READ(int64, int64_t)
+SONDE_BPF_USER_READ(uint64, uint64_t)
+SONDE_BPF_READ(sonde_fn_kernel_char_1, signed char, 0, 1)
+SONDE_BPF_READ(sonde_fn_kernel_short_1, short, 0, 1)
+SONDE_BPF_READ(sonde_fn_kernel_int_1, int, 0, 1)
+SONDE_BPF_READ(sonde_fn_kernel_long_1, long, 0, 1)
+SONDE_BPF_READ(sonde_fn_kernel_pointer_1, unsigned long, 0, 1)
