@@ -1,6 +1,6 @@
 #include "codegen/SiteVectorAnalysis.h"
 
-#include "probes/marker/ElfFile.h"
+#include "runtime/symbols/ElfFile.h"
 
 #include <gelf.h>
 #include <llvm/DebugInfo/DWARF/DWARFDataExtractor.h>
@@ -129,7 +129,7 @@ constexpr int kMaxCallDepth = 3;
 
 struct SiteVectorAnalysis::Impl {
   X86Decoder *decoder = X86Decoder::get();
-  std::unique_ptr<probes::marker::ElfFile> elf;
+  std::unique_ptr<symbols::ElfFile> elf;
   std::vector<CodeSection> sections;
   std::vector<Range> functions; // from symbols, sorted by start
   std::vector<Range> fdes;      // from .eh_frame, sorted by start
@@ -138,7 +138,7 @@ struct SiteVectorAnalysis::Impl {
 
   explicit Impl(const std::string &path) {
     std::string error;
-    elf = probes::marker::ElfFile::open(path, error);
+    elf = symbols::ElfFile::open(path, error);
     if (!elf || !decoder)
       return;
     size_t names = 0;

@@ -1,11 +1,13 @@
 #include "probes/marker/ElfDynamicInfo.h"
 
-#include "probes/marker/ElfFile.h"
+#include "runtime/symbols/ElfFile.h"
 
 #include <gelf.h>
 #include <memory>
 
 namespace sonde::probes::marker {
+
+using symbols::ElfFile;
 
 std::optional<ElfDynamicInfo> ElfDynamicInfo::read(const std::string &path, std::string &error) {
   std::unique_ptr<ElfFile> file = ElfFile::open(path, error);

@@ -1,11 +1,13 @@
 #include "probes/marker/ElfSymbols.h"
 
-#include "probes/marker/ElfFile.h"
+#include "runtime/symbols/ElfFile.h"
 
 #include <gelf.h>
 #include <memory>
 
 namespace sonde::probes::marker {
+
+using symbols::ElfFile;
 namespace {
 
 // Adds to `found` the wanted symbols defined in the symbol table `scn`; the first

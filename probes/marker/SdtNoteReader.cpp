@@ -1,7 +1,7 @@
 #include "probes/marker/SdtNoteReader.h"
 
 #include "probes/marker/ArgSpecParser.h"
-#include "probes/marker/ElfFile.h"
+#include "runtime/symbols/ElfFile.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,6 +11,8 @@
 #include <string_view>
 
 namespace sonde::probes::marker {
+
+using symbols::ElfFile;
 namespace {
 
 constexpr std::string_view kNoteOwner = "stapsdt";

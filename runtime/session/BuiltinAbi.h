@@ -162,6 +162,25 @@ void sonde_fn_log_1(sonde_context *ctx, const char *message, uint32_t loc);
 void sonde_fn_assert_1(sonde_context *ctx, int64_t cond, uint32_t loc);
 void sonde_fn_assert_2(sonde_context *ctx, int64_t cond, const char *message, uint32_t loc);
 
+/* ---- user stack and symbols (BuiltinsStack.cpp) ---- */
+int64_t sonde_fn_uaddr_0(sonde_context *ctx, uint32_t loc);
+void sonde_fn_probefunc_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_ppfunc_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_usymname_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_usymdata_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_umodname_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_usymfile_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_usymline_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_usymfileline_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_ubacktrace_0(sonde_context *ctx, char *out, uint32_t loc);
+int64_t sonde_fn_ustack_1(sonde_context *ctx, int64_t n, uint32_t loc);
+void sonde_fn_ucallers_1(sonde_context *ctx, char *out, int64_t n, uint32_t loc);
+void sonde_fn_print_ubacktrace_0(sonde_context *ctx, uint32_t loc);
+void sonde_fn_print_ubacktrace_brief_0(sonde_context *ctx, uint32_t loc);
+void sonde_fn_sprint_ubacktrace_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_print_ustack_1(sonde_context *ctx, const char *stack, uint32_t loc);
+void sonde_fn_sprint_ustack_1(sonde_context *ctx, char *out, const char *stack, uint32_t loc);
+
 #ifdef __cplusplus
 }
 #endif

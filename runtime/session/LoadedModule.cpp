@@ -54,12 +54,19 @@ std::optional<LoadedModule> LoadedModule::open(const std::string &path, std::str
     size_t n = sonde_error_token(l.kind, l.text, l.file, l.line, l.column, buf, sizeof buf);
     m.locations_.emplace_back(buf, n);
   }
+  m.siteOfProbe_.assign(m.desc_->probe_count, nullptr);
+  for (uint32_t i = 0; i < m.desc_->marker_site_count; ++i) {
+    const sonde_marker_site &site = m.desc_->marker_sites[i];
+    if (site.probe_index < m.desc_->probe_count)
+      m.siteOfProbe_[site.probe_index] = &site;
+  }
   return m;
 }
 
 LoadedModule::LoadedModule(LoadedModule &&o) noexcept
     : handle_(o.handle_), desc_(o.desc_), layout_(std::move(o.layout_)),
-      formats_(std::move(o.formats_)), locations_(std::move(o.locations_)) {
+      formats_(std::move(o.formats_)), locations_(std::move(o.locations_)),
+      siteOfProbe_(std::move(o.siteOfProbe_)) {
   o.handle_ = nullptr;
   // The specs point into their own item vectors, which moved with them.
 }
@@ -73,6 +80,7 @@ LoadedModule &LoadedModule::operator=(LoadedModule &&o) noexcept {
     layout_ = std::move(o.layout_);
     formats_ = std::move(o.formats_);
     locations_ = std::move(o.locations_);
+    siteOfProbe_ = std::move(o.siteOfProbe_);
     o.handle_ = nullptr;
   }
   return *this;

@@ -30,6 +30,11 @@ public:
   // Which of its arguments are gettimeofday_ns() (ModuleAbi.h format_time_args).
   uint64_t formatTimeArgs(uint32_t index) const { return desc_->format_time_args[index]; }
   const sonde_probe_desc &probe(uint32_t index) const { return desc_->probes[index]; }
+  // The marker site probe `index` runs at (each marker probe has one); null
+  // for other probes.
+  const sonde_marker_site *markerSite(uint32_t index) const {
+    return index < siteOfProbe_.size() ? siteOfProbe_[index] : nullptr;
+  }
   // "operator '/' at app.probe:9:22" for a location index ("" if out of range).
   const std::string &locationText(uint32_t index) const;
 
@@ -45,6 +50,7 @@ private:
   std::optional<values::GlobalLayout> layout_;
   std::vector<ParsedFormat> formats_;
   std::vector<std::string> locations_;
+  std::vector<const sonde_marker_site *> siteOfProbe_;
 };
 
 } // namespace sonde::session

@@ -1,4 +1,4 @@
-#include "probes/marker/ElfFile.h"
+#include "runtime/symbols/ElfFile.h"
 
 #include <cerrno>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace sonde::probes::marker {
+namespace sonde::symbols {
 
 std::unique_ptr<ElfFile> ElfFile::open(const std::string &path, std::string &error) {
   auto fail = [&](const std::string &why) {
@@ -39,4 +39,4 @@ ElfFile::~ElfFile() {
   close(fd_);
 }
 
-} // namespace sonde::probes::marker
+} // namespace sonde::symbols

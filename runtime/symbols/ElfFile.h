@@ -1,4 +1,5 @@
-// An ELF file opened read-only through libelf, for the readers in this folder.
+// An ELF file opened read-only through libelf (symbol tables here, SDT notes
+// and symbols in probes/marker).
 #pragma once
 
 #include <libelf.h>
@@ -6,7 +7,7 @@
 #include <memory>
 #include <string>
 
-namespace sonde::probes::marker {
+namespace sonde::symbols {
 
 class ElfFile {
 public:
@@ -27,4 +28,4 @@ private:
   Elf *elf_;
 };
 
-} // namespace sonde::probes::marker
+} // namespace sonde::symbols

@@ -1,0 +1,261 @@
+// Built-ins about where a marker probe fired (BuiltinAbi.h): its address, the
+// user call stack (unwound from the registers saved at the marker) and the
+// names of user addresses, in stap's text forms. Probes with no user context
+// (begin, end, timers, process lifecycle) have no address and no stack.
+#include "runtime/session/BuiltinAbi.h"
+#include "runtime/session/MarkerAbi.h"
+#include "runtime/session/Runtime.h"
+#include "runtime/symbols/ProcessSymbols.h"
+#include "runtime/symbols/SourceLines.h"
+#include "runtime/symbols/StackUnwinder.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace sonde::session;
+using sonde::symbols::SymbolStyle;
+
+namespace {
+
+constexpr size_t kMaxBacktrace = 20; // stap's MAXBACKTRACE
+
+const sonde_marker_site *markerSite(sonde_context *ctx) {
+  return runtimeOf(ctx).module->markerSite(ctx->probe_index);
+}
+
+// The marker's runtime address, 0 outside a marker probe.
+uint64_t markerAddress(sonde_context *ctx) {
+  const sonde_marker_site *site = markerSite(ctx);
+  return site && ctx->probe_data ? site->pc + site->load_bias : 0;
+}
+
+struct UserStack {
+  uint64_t pcs[kMaxBacktrace];
+  size_t depth = 0;
+  bool present = false; // a user context exists
+};
+
+// Raises a runtime error (as stap does for an unwinder failure) if libunwind
+// is unusable.
+UserStack unwind(sonde_context *ctx, uint32_t loc) {
+  UserStack s;
+  uint64_t pc = markerAddress(ctx);
+  if (!pc)
+    return s;
+  s.present = true;
+  std::string error;
+  s.depth = sonde::symbols::unwindFromMarker(
+      *static_cast<const sonde_marker_frame *>(ctx->probe_data), pc, s.pcs, kMaxBacktrace, &error);
+  if (!error.empty())
+    sonde_raise_message(ctx, error.c_str(), loc);
+  return s;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+std::string symbolText(uint64_t address, SymbolStyle style) {
+  return formatSymbol(sonde::symbols::resolveInThisProcess(address), style);
+}
+
+void copyOut(sonde_context *ctx, char *out, const std::string &text) {
+  size_t n = std::min<size_t>(text.size(), runtimeOf(ctx).maxStringLen() - 1);
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
+
+void emit(sonde_context *ctx, const std::string &text) {
+  threadOf(ctx).output->append(text.data(), text.size(), *runtimeOf(ctx).output);
+}
+
+// The symbolized stack, one line per frame; `limit` stops before the line that
+// would not fit (0: no limit).
+std::string stackText(sonde_context *ctx, SymbolStyle style, size_t limit, uint32_t loc) {
+  UserStack s = unwind(ctx, loc);
+  if (!s.present)
+    return std::string("<no user backtrace at ") +
+           runtimeOf(ctx).module->probe(ctx->probe_index).pp + ">\n";
+  std::string text;
+  for (size_t i = 0; i < s.depth; ++i) {
+    std::string line = symbolText(s.pcs[i], style);
+    if (limit && text.size() + line.size() > limit)
+      break;
+    text += line;
+  }
+  return text;
+}
+
+// print_ustack/sprint_ustack: " ADDR : usymdata(ADDR)\n" per address of a
+// saved ubacktrace()/ucallers() string.
+std::string savedStackText(const char *stack, size_t limit) {
+  std::string text;
+  for (const char *p = stack; *p;) {
+    while (*p == ' ')
+      ++p;
+    size_t n = std::strcspn(p, " ");
+    if (n == 0)
+      break;
+    std::string token(p, n);
+    p += n;
+    uint64_t address = std::strtoull(token.c_str(), nullptr, 16);
+    std::string line = " " + token + " : " + symbolText(address, SymbolStyle::Data) + "\n";
+    if (limit && text.size() + line.size() > limit)
+      break;
+    text += line;
+  }
+  return text;
+}
+
+// usymfile/usymline/usymfileline: what is known of the source position, else
+// the address in hex (stap's _STP_SYM_FILENAME / _LINENUMBER forms).
+std::string sourceText(sonde_context *ctx, uint64_t address, bool withFile, bool withLine,
+                       uint32_t loc) {
+  std::string error;
+  sonde::symbols::SourceLine s = sonde::symbols::sourceLineInThisProcess(address, &error);
+  if (!error.empty())
+    sonde_raise_message(ctx, error.c_str(), loc);
+  std::string line = s.line > 0 ? std::to_string(s.line) : std::string();
+  if (withFile && withLine) {
+    if (!s.file.empty())
+      return line.empty() ? s.file : s.file + ":" + line;
+    if (!line.empty())
+      return "??:" + line;
+  } else if (withFile && !s.file.empty()) {
+    return s.file;
+  } else if (withLine && !line.empty()) {
+    return line;
+  }
+  return hex(address);
+}
+
+void raiseUnwindEnd(sonde_context *ctx, int64_t level, uint32_t loc) {
+  std::string message = "reached end of stack before unwinding to level " + std::to_string(level);
+  sonde_raise_message(ctx, message.c_str(), loc);
+}
+
+} // namespace
+
+extern "C" {
+
+int64_t sonde_fn_uaddr_0(sonde_context *ctx, uint32_t) {
+  return static_cast<int64_t>(markerAddress(ctx));
+}
+
+void sonde_fn_probefunc_0(sonde_context *ctx, char *out, uint32_t) {
+  uint64_t pc = markerAddress(ctx);
+  copyOut(ctx, out, pc ? symbolText(pc, SymbolStyle::Name) : std::string());
+}
+
+// The function named in pp(): function("NAME@file") or statement("NAME@...").
+void sonde_fn_ppfunc_0(sonde_context *ctx, char *out, uint32_t) {
+  const char *pp = runtimeOf(ctx).module->probe(ctx->probe_index).pp;
+  std::string name;
+  const char *start = pp ? std::strstr(pp, "function(\"") : nullptr;
+  if (start)
+    start += std::strlen("function(\"");
+  else if (pp && (start = std::strstr(pp, "statement(\"")))
+    start += std::strlen("statement(\"");
+  if (start)
+    name.assign(start, std::strcspn(start, "@\""));
+  copyOut(ctx, out, name);
+}
+
+void sonde_fn_usymname_1(sonde_context *ctx, char *out, int64_t addr, uint32_t) {
+  copyOut(ctx, out, symbolText(static_cast<uint64_t>(addr), SymbolStyle::Name));
+}
+
+void sonde_fn_usymdata_1(sonde_context *ctx, char *out, int64_t addr, uint32_t) {
+  copyOut(ctx, out, symbolText(static_cast<uint64_t>(addr), SymbolStyle::Data));
+}
+
+void sonde_fn_umodname_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  std::string module = sonde::symbols::resolveInThisProcess(static_cast<uint64_t>(addr)).module;
+  if (module.empty()) {
+    copyOut(ctx, out, "<unknown>");
+    sonde_raise_message(ctx, "module cannot be found", loc);
+    return;
+  }
+  copyOut(ctx, out, module);
+}
+
+void sonde_fn_usymfile_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  copyOut(ctx, out, sourceText(ctx, static_cast<uint64_t>(addr), true, false, loc));
+}
+
+void sonde_fn_usymline_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  copyOut(ctx, out, sourceText(ctx, static_cast<uint64_t>(addr), false, true, loc));
+}
+
+void sonde_fn_usymfileline_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  copyOut(ctx, out, sourceText(ctx, static_cast<uint64_t>(addr), true, true, loc));
+}
+
+// "0xADDR " per frame, as stap's ubacktrace() (the last one too).
+void sonde_fn_ubacktrace_0(sonde_context *ctx, char *out, uint32_t loc) {
+  UserStack s = unwind(ctx, loc);
+  std::string text;
+  for (size_t i = 0; i < s.depth; ++i)
+    text += hex(s.pcs[i]) + " ";
+  copyOut(ctx, out, text);
+}
+
+int64_t sonde_fn_ustack_1(sonde_context *ctx, int64_t n, uint32_t loc) {
+  UserStack s = unwind(ctx, loc);
+  if (ctx->error)
+    return 0;
+  // stap reads a negative level as the top one.
+  size_t level = n < 0 ? 0 : static_cast<size_t>(n);
+  if (level >= s.depth) {
+    raiseUnwindEnd(ctx, n, loc);
+    return 0;
+  }
+  return static_cast<int64_t>(s.pcs[level]);
+}
+
+// The first n + 1 frames ("0xA 0xB"), all of them for n == -1; whole
+// addresses only.
+void sonde_fn_ucallers_1(sonde_context *ctx, char *out, int64_t n, uint32_t loc) {
+  UserStack s = unwind(ctx, loc);
+  size_t limit = runtimeOf(ctx).maxStringLen() - 1;
+  std::string text;
+  for (int64_t i = 0; i <= n || n == -1; ++i) {
+    if (static_cast<size_t>(i) >= s.depth) {
+      if (n != -1)
+        raiseUnwindEnd(ctx, n, loc);
+      break;
+    }
+    std::string item = (i > 0 ? " " : "") + hex(s.pcs[i]);
+    if (text.size() + item.size() > limit)
+      break;
+    text += item;
+  }
+  copyOut(ctx, out, text);
+}
+
+void sonde_fn_print_ubacktrace_0(sonde_context *ctx, uint32_t loc) {
+  emit(ctx, stackText(ctx, SymbolStyle::Full, 0, loc));
+}
+
+void sonde_fn_print_ubacktrace_brief_0(sonde_context *ctx, uint32_t loc) {
+  emit(ctx, stackText(ctx, SymbolStyle::Brief, 0, loc));
+}
+
+void sonde_fn_sprint_ubacktrace_0(sonde_context *ctx, char *out, uint32_t loc) {
+  copyOut(ctx, out, stackText(ctx, SymbolStyle::Simple, runtimeOf(ctx).maxStringLen() - 1, loc));
+}
+
+void sonde_fn_print_ustack_1(sonde_context *ctx, const char *stack, uint32_t) {
+  emit(ctx, savedStackText(stack, 0));
+}
+
+void sonde_fn_sprint_ustack_1(sonde_context *ctx, char *out, const char *stack, uint32_t) {
+  copyOut(ctx, out, savedStackText(stack, runtimeOf(ctx).maxStringLen() - 1));
+}
+
+} // extern "C"
