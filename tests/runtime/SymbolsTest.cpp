@@ -91,8 +91,7 @@ TEST(ProcessSymbols, ResolvesAFunctionOfThisExecutable) {
 
 TEST(SourceLines, LineOfAFunctionOfThisExecutable) {
   std::string error;
-  SourceLine s =
-      sourceLineInThisProcess(reinterpret_cast<uintptr_t>(&symbolizedFunction), &error);
+  SourceLine s = sourceLineInThisProcess(reinterpret_cast<uintptr_t>(&symbolizedFunction), &error);
   ASSERT_EQ(error, "");
   EXPECT_NE(s.file.find("SymbolsTest.cpp"), std::string::npos) << s.file;
   EXPECT_GT(s.line, 0);
