@@ -2,6 +2,7 @@
 
 #include "runtime/session/CtfRecordSink.h"
 #include "runtime/session/JsonRecordSink.h"
+#include "runtime/session/StackRecordSink.h"
 #include "runtime/session/TextRecordSink.h"
 #include "runtime/session/TraceDirectory.h"
 
@@ -126,6 +127,7 @@ int runReportCommand(int argc, char **argv, std::ostream &, std::ostream &err) {
     err << "sonde report: " << error << "\n";
     return 1;
   }
+  sink = std::make_unique<session::StackRecordSink>(*trace->schema, std::move(sink));
   CountingSink counted(*sink);
   bool ok = session::replayTraceDirectory(
       *trace, counted,

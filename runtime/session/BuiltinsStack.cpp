@@ -4,7 +4,10 @@
 // (begin, end, timers, process lifecycle) have no address and no stack.
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/MarkerAbi.h"
+#include "runtime/session/RecordWriter.h"
 #include "runtime/session/Runtime.h"
+#include "runtime/session/TraceSchema.h"
+#include "runtime/symbols/LoadedObjects.h"
 #include "runtime/symbols/ProcessSymbols.h"
 #include "runtime/symbols/SourceLines.h"
 #include "runtime/symbols/StackUnwinder.h"
@@ -14,6 +17,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <unistd.h>
 
 using namespace sonde::session;
 using sonde::symbols::SymbolStyle;
@@ -74,42 +79,61 @@ void emit(sonde_context *ctx, const std::string &text) {
   threadOf(ctx).output->append(text.data(), text.size(), *runtimeOf(ctx).output);
 }
 
-// The symbolized stack, one line per frame; `limit` stops before the line that
-// would not fit (0: no limit).
-std::string stackText(sonde_context *ctx, SymbolStyle style, size_t limit, uint32_t loc) {
-  UserStack s = unwind(ctx, loc);
-  if (!s.present)
-    return std::string("<no user backtrace at ") +
-           runtimeOf(ctx).module->probe(ctx->probe_index).pp + ">\n";
+std::string hexStack(const UserStack &s) {
   std::string text;
-  for (size_t i = 0; i < s.depth; ++i) {
-    std::string line = symbolText(s.pcs[i], style);
-    if (limit && text.size() + line.size() > limit)
-      break;
-    text += line;
-  }
+  for (size_t i = 0; i < s.depth; ++i)
+    text += hex(s.pcs[i]) + " ";
   return text;
 }
 
-// print_ustack/sprint_ustack: " ADDR : usymdata(ADDR)\n" per address of a
-// saved ubacktrace()/ucallers() string.
-std::string savedStackText(const char *stack, size_t limit) {
-  std::string text;
-  for (const char *p = stack; *p;) {
-    while (*p == ' ')
-      ++p;
-    size_t n = std::strcspn(p, " ");
-    if (n == 0)
-      break;
-    std::string token(p, n);
-    p += n;
-    uint64_t address = std::strtoull(token.c_str(), nullptr, 16);
-    std::string line = " " + token + " : " + symbolText(address, SymbolStyle::Data) + "\n";
-    if (limit && text.size() + line.size() > limit)
-      break;
-    text += line;
+std::string symbolizeHere(std::string_view addresses, SymbolStyle style, size_t limit) {
+  return sonde::symbols::formatStack(addresses, style, limit, sonde::symbols::resolveInThisProcess);
+}
+
+// With a record transport the consumer symbolizes: the record carries the
+// addresses, preceded (once per thread and object list) by the objects this
+// process has mapped. False with the text transport.
+bool sendStack(sonde_context *ctx, SymbolStyle style, const std::string &addresses) {
+  ThreadState &ts = threadOf(ctx);
+  if (!ts.records)
+    return false;
+  const TraceSchema &schema = *runtimeOf(ctx).records->schema;
+  ts.output->flushRecords(); // earlier text first
+  // Trivially destructible: exit-time probes run after TLS destructors.
+  thread_local struct {
+    pid_t pid;
+    uint64_t generation;
+    const RecordWriter *writer;
+  } sent{};
+  uint64_t generation = sonde::symbols::loadedObjectsGeneration();
+  pid_t pid = getpid();
+  if (sent.pid != pid || sent.generation != generation || sent.writer != ts.records.get()) {
+    std::string objects =
+        sonde::symbols::serializeObjects(sonde::symbols::loadedObjectsOfThisProcess());
+    SondeFormatArg arg{};
+    arg.s = objects.c_str();
+    ts.records->write(TraceSchema::kObjectsId, schema.table()[TraceSchema::kObjectsId], &arg);
+    sent = {pid, generation, ts.records.get()};
   }
-  return text;
+  SondeFormatArg args[2] = {};
+  args[0].i = static_cast<int64_t>(style);
+  args[1].s = addresses.c_str();
+  ts.records->write(TraceSchema::kUserStackId, schema.table()[TraceSchema::kUserStackId], args);
+  return true;
+}
+
+// print_ubacktrace and its brief form: the stack symbolized by the consumer on
+// a record transport, here on the text one.
+void printStack(sonde_context *ctx, SymbolStyle style, uint32_t loc) {
+  UserStack s = unwind(ctx, loc);
+  if (!s.present) {
+    emit(ctx, std::string("<no user backtrace at ") +
+                  runtimeOf(ctx).module->probe(ctx->probe_index).pp + ">\n");
+    return;
+  }
+  std::string addresses = hexStack(s);
+  if (!sendStack(ctx, style, addresses))
+    emit(ctx, symbolizeHere(addresses, style, 0));
 }
 
 // usymfile/usymline/usymfileline: what is known of the source position, else
@@ -198,11 +222,7 @@ void sonde_fn_usymfileline_1(sonde_context *ctx, char *out, int64_t addr, uint32
 
 // "0xADDR " per frame, as stap's ubacktrace() (the last one too).
 void sonde_fn_ubacktrace_0(sonde_context *ctx, char *out, uint32_t loc) {
-  UserStack s = unwind(ctx, loc);
-  std::string text;
-  for (size_t i = 0; i < s.depth; ++i)
-    text += hex(s.pcs[i]) + " ";
-  copyOut(ctx, out, text);
+  copyOut(ctx, out, hexStack(unwind(ctx, loc)));
 }
 
 int64_t sonde_fn_ustack_1(sonde_context *ctx, int64_t n, uint32_t loc) {
@@ -239,23 +259,31 @@ void sonde_fn_ucallers_1(sonde_context *ctx, char *out, int64_t n, uint32_t loc)
 }
 
 void sonde_fn_print_ubacktrace_0(sonde_context *ctx, uint32_t loc) {
-  emit(ctx, stackText(ctx, SymbolStyle::Full, 0, loc));
+  printStack(ctx, SymbolStyle::Full, loc);
 }
 
 void sonde_fn_print_ubacktrace_brief_0(sonde_context *ctx, uint32_t loc) {
-  emit(ctx, stackText(ctx, SymbolStyle::Brief, 0, loc));
+  printStack(ctx, SymbolStyle::Brief, loc);
 }
 
 void sonde_fn_sprint_ubacktrace_0(sonde_context *ctx, char *out, uint32_t loc) {
-  copyOut(ctx, out, stackText(ctx, SymbolStyle::Simple, runtimeOf(ctx).maxStringLen() - 1, loc));
+  UserStack s = unwind(ctx, loc);
+  size_t limit = runtimeOf(ctx).maxStringLen() - 1;
+  copyOut(ctx, out,
+          s.present ? symbolizeHere(hexStack(s), SymbolStyle::Simple, limit)
+                    : std::string("<no user backtrace at ") +
+                          runtimeOf(ctx).module->probe(ctx->probe_index).pp + ">\n");
 }
 
+// Addresses a handler saved belong to the process it runs in: the consumer
+// can symbolize them only when that is a target (marker probes).
 void sonde_fn_print_ustack_1(sonde_context *ctx, const char *stack, uint32_t) {
-  emit(ctx, savedStackText(stack, 0));
+  if (!markerAddress(ctx) || !sendStack(ctx, SymbolStyle::Saved, stack))
+    emit(ctx, symbolizeHere(stack, SymbolStyle::Saved, 0));
 }
 
 void sonde_fn_sprint_ustack_1(sonde_context *ctx, char *out, const char *stack, uint32_t) {
-  copyOut(ctx, out, savedStackText(stack, runtimeOf(ctx).maxStringLen() - 1));
+  copyOut(ctx, out, symbolizeHere(stack, SymbolStyle::Saved, runtimeOf(ctx).maxStringLen() - 1));
 }
 
 } // extern "C"

@@ -3,6 +3,7 @@
 #include "runtime/session/CtfRecordSink.h"
 #include "runtime/session/JsonRecordSink.h"
 #include "runtime/session/RecordMerger.h"
+#include "runtime/session/StackRecordSink.h"
 #include "runtime/session/TextRecordSink.h"
 #include "runtime/session/TraceDirectory.h"
 #include "runtime/transport/SharedFutex.h"
@@ -95,6 +96,7 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
     } else {
       out->records_ = std::make_unique<TextRecordSink>(text);
     }
+    out->records_ = std::make_unique<StackRecordSink>(*out->schema_, std::move(out->records_));
     auto streams = std::make_unique<RecordStreams>(*out->schema_, clock, *out->records_, warnLine);
     out->streams_ = streams.get();
     out->chunks_ = std::move(streams);

@@ -139,7 +139,7 @@ std::optional<TraceSchema> TraceSchema::build(const std::vector<Format> &formats
 
 TraceSchema TraceSchema::fromModule(const LoadedModule &module) {
   TraceSchema schema;
-  uint32_t count = std::min<uint32_t>(module.desc().format_count, kTextId);
+  uint32_t count = std::min<uint32_t>(module.desc().format_count, kMaxFormats);
   std::string ignored;
   for (uint32_t i = 0; i < count; ++i)
     schema.add({module.format(i).text, module.formatSource(i), module.formatTimeArgs(i)},
@@ -149,8 +149,8 @@ TraceSchema TraceSchema::fromModule(const LoadedModule &module) {
 }
 
 bool TraceSchema::add(Format f, std::string *error) {
-  if (types_.size() >= kTextId) {
-    *error = "more than " + std::to_string(kTextId) + " printf formats";
+  if (types_.size() >= kMaxFormats) {
+    *error = "more than " + std::to_string(kMaxFormats) + " printf formats";
     return false;
   }
   format::ParsedFormat parsed = format::parseFormat(f.text);
@@ -196,11 +196,21 @@ void TraceSchema::finish() {
   text_.kinds = {SONDE_RECORD_ARG_STRING};
   text_.fields = {"text"};
   descs_[kTextId] = {text_.kinds.data(), 1};
+  userStack_.kinds = {SONDE_RECORD_ARG_LONG, SONDE_RECORD_ARG_STRING};
+  userStack_.fields = {"style", "stack"};
+  descs_[kUserStackId] = {userStack_.kinds.data(), 2};
+  objects_.kinds = {SONDE_RECORD_ARG_STRING};
+  objects_.fields = {"objects"};
+  descs_[kObjectsId] = {objects_.kinds.data(), 1};
 }
 
 const TraceEventType *TraceSchema::type(uint32_t id) const {
   if (id == kTextId)
     return &text_;
+  if (id == kUserStackId)
+    return &userStack_;
+  if (id == kObjectsId)
+    return &objects_;
   return id < types_.size() ? &types_[id] : nullptr;
 }
 

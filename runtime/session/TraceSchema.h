@@ -34,6 +34,14 @@ struct TraceEventType {
 class TraceSchema {
 public:
   static constexpr uint32_t kTextId = SONDE_RECORD_MAX_ID;
+  // A user stack for the consumer to symbolize: style (enum StackRecordStyle)
+  // and the addresses in ubacktrace()'s hex form.
+  static constexpr uint32_t kUserStackId = kTextId - 1;
+  // The objects the writing process has mapped (symbols::serializeObjects), sent
+  // before its first stack record and again when they change.
+  static constexpr uint32_t kObjectsId = kTextId - 2;
+  // Format ids stay below the fixed ones.
+  static constexpr uint32_t kMaxFormats = kObjectsId;
 
   struct Format {
     std::string text, source;
@@ -61,7 +69,8 @@ public:
   // Consumers: every id's descriptor (kTextId's included), for the decoder.
   const sonde_record_desc *table() const { return descs_.data(); }
   uint32_t tableSize() const { return static_cast<uint32_t>(descs_.size()); }
-  // The type of record id `id` (kTextId: one string field "text"), or null.
+  // The type of record id `id` (kTextId: one string field "text"; the stack
+  // and object records likewise), or null.
   const TraceEventType *type(uint32_t id) const;
   uint32_t formatCount() const { return static_cast<uint32_t>(types_.size()); }
 
@@ -71,7 +80,7 @@ private:
   void finish();
 
   std::vector<TraceEventType> types_; // by format id
-  TraceEventType text_;
+  TraceEventType text_, userStack_, objects_;
   std::vector<sonde_record_desc> descs_;          // kTextId + 1 entries
   std::vector<const sonde_record_desc *> binary_; // per format: &descs_[fmt], or null (text)
   std::vector<uint32_t> maxSizes_;                // per format, fixedMaxSize()

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 
 namespace sonde::symbols {
 
@@ -50,8 +51,31 @@ std::string formatSymbol(const AddressSymbol &s, SymbolStyle style) {
       return symbolPart(s, false) + (mapped ? " [" + baseName(s.module) + "]" : "") + "\n";
     return (mapped ? modulePart(s, baseName(s.module), false) : hex(s.address)) + "\n";
   case SymbolStyle::Brief: return (named ? symbolPart(s, false) : hex(s.address)) + "\n";
+  case SymbolStyle::Saved:
+    return " " + hex(s.address) + " : " + formatSymbol(s, SymbolStyle::Data) + "\n";
   }
   return hex(s.address);
+}
+
+std::string formatStack(std::string_view addresses, SymbolStyle style, size_t limit,
+                        const std::function<AddressSymbol(uint64_t)> &resolve) {
+  std::string text;
+  while (!addresses.empty()) {
+    size_t n = addresses.find(' ');
+    std::string token(addresses.substr(0, n));
+    addresses.remove_prefix(n == std::string_view::npos ? addresses.size() : n + 1);
+    if (token.empty())
+      continue;
+    AddressSymbol s = resolve(std::strtoull(token.c_str(), nullptr, 16));
+    // print_ustack shows each address as the saved string spelled it.
+    std::string line = style == SymbolStyle::Saved
+                           ? " " + token + " : " + formatSymbol(s, SymbolStyle::Data) + "\n"
+                           : formatSymbol(s, style);
+    if (limit && text.size() + line.size() > limit)
+      break;
+    text += line;
+  }
+  return text;
 }
 
 } // namespace sonde::symbols

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 namespace sonde::symbols {
 
@@ -22,9 +24,16 @@ enum class SymbolStyle {
   Full,   // print_ubacktrace: " 0x4005d6 : main+0x16/0x30 [/usr/bin/app]\n"
   Simple, // sprint_ubacktrace: "main+0x16 [app]\n"
   Brief,  // print_ubacktrace_brief: "main+0x16\n"
+  Saved,  // print_ustack: " 0x4005d6 : " then the Data form, "\n"
 };
 
 // `s` in `style`; an address nothing is known about prints as hex.
 std::string formatSymbol(const AddressSymbol &s, SymbolStyle style);
+
+// A stack given as hex addresses separated by spaces (ubacktrace()'s form),
+// one line per address in `style` (Full, Simple, Brief or Saved), each address
+// resolved by `resolve`; with `limit`, only the whole lines that fit in it.
+std::string formatStack(std::string_view addresses, SymbolStyle style, size_t limit,
+                        const std::function<AddressSymbol(uint64_t)> &resolve);
 
 } // namespace sonde::symbols

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <gelf.h>
 
 namespace sonde::symbols {
@@ -30,8 +31,13 @@ bool readTable(Elf *elf, Elf64_Word type, std::vector<ElfSymbol> &out) {
       if (kind != STT_FUNC && kind != STT_GNU_IFUNC && kind != STT_OBJECT)
         continue;
       const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (name && *name)
-        out.push_back({sym.st_value, sym.st_size, name, GELF_ST_BIND(sym.st_info) != STB_LOCAL});
+      if (!name || !*name)
+        continue;
+      // "__libc_start_main@@GLIBC_2.34": the version is not part of the name.
+      std::string plain(name, std::strcspn(name, "@"));
+      if (!plain.empty())
+        out.push_back(
+            {sym.st_value, sym.st_size, std::move(plain), GELF_ST_BIND(sym.st_info) != STB_LOCAL});
     }
   }
   return found;

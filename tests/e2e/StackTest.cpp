@@ -180,6 +180,50 @@ TEST_P(UserStack, ExecutableMarkerStartsInItsFunction) {
 INSTANTIATE_TEST_SUITE_P(Builds, UserStack, ::testing::ValuesIn(kBuilds),
                          [](const auto &info) { return std::string(info.param.name); });
 
+// Record transports: the target sends addresses and its object list, sonde
+// symbolizes; the lines are the text transport's.
+class UserStackRecords : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(UserStackRecords, ConsumerSymbolizesLikeTheTarget) {
+  ScratchDir dir;
+  std::string script =
+      markProbe(E2E_STACK_LIB_NOFP, "deep",
+                "println(\"at \", probefunc()); print_ubacktrace(); print_ustack(ucallers(1)); "
+                "print_ubacktrace_brief(); exit()");
+  std::string command = std::string(E2E_STACK_NOFP) + " 1";
+  auto text = runSonde(script, command, dir.path());
+  auto records = runSonde(script, command, dir.path(), {std::string("--transport=") + GetParam()});
+  ASSERT_TRUE(text.exited && text.exitCode == 0) << describeRun(script, command, text);
+  ASSERT_TRUE(records.exited && records.exitCode == 0) << describeRun(script, command, records);
+  // Addresses differ between runs (ASLR): compare the symbolized parts.
+  std::regex address("0x[0-9a-f]{6,}");
+  std::string expected = std::regex_replace(text.stdoutText, address, "ADDR");
+  EXPECT_EQ(std::regex_replace(records.stdoutText, address, "ADDR"), expected);
+  EXPECT_NE(expected.find(" : stack_lib_middle+0x"), std::string::npos) << expected;
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, UserStackRecords, ::testing::Values("relay", "netlink"));
+
+// A recorded trace carries the objects: `sonde report` symbolizes after the
+// target is gone.
+TEST(UserStackRecords, RecordedTraceSymbolizesAfterTheTargetEnded) {
+  ScratchDir dir;
+  std::string script = markProbe(E2E_STACK_LIB_FP, "deep", "print_ubacktrace_brief(); exit()");
+  std::string command = std::string(E2E_STACK_FP) + " 1";
+  std::string trace = dir.file("trace");
+  auto run = runSonde(script, command, dir.path(), {"--transport=relay", "-b", "-o", trace});
+  ASSERT_TRUE(run.exited && run.exitCode == 0) << describeRun(script, command, run);
+  auto report =
+      test::runProcess(SONDE_BINARY, {"report", trace}, dir.path(), std::chrono::seconds(60));
+  ASSERT_TRUE(report.exited && report.exitCode == 0) << report.stderrText;
+  std::vector<std::string> lines = linesOf(report.stdoutText);
+  ASSERT_GE(lines.size(), 4u) << report.stdoutText;
+  EXPECT_EQ(lines[0].rfind("stack_lib_inner+0x", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("stack_lib_middle+0x", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind("stack_app_outer+0x", 0), 0u) << lines[2];
+  EXPECT_EQ(lines[3].rfind("main+0x", 0), 0u) << lines[3];
+}
+
 // A stock <sys/sdt.h> marker (the trap path): the stack from the registers of
 // the trap.
 TEST(UserStackAtTrap, StockMarkerUnwinds) {

@@ -98,5 +98,41 @@ TEST(SourceLines, LineOfAFunctionOfThisExecutable) {
   EXPECT_EQ(sourceLineInThisProcess(8, &error).file, "");
 }
 
+TEST(LoadedObjects, TextRoundTripsAndSkipsJunk) {
+  std::vector<LoadedObject> objects = {
+      {"/usr/lib/lib with space.so", 0x7f0000000000, 0x7f0000001000, 0x7f0000009000},
+      {"/usr/bin/app", 0, 0x400000, 0x401000}};
+  std::string text = serializeObjects(objects);
+  EXPECT_EQ(text, "7f0000001000 7f0000009000 7f0000000000 /usr/lib/lib with space.so\n"
+                  "400000 401000 0 /usr/bin/app\n");
+  std::vector<LoadedObject> back = parseObjects("junk\n" + text + "1 0 0 /inverted\n");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].path, objects[0].path);
+  EXPECT_EQ(back[0].bias, objects[0].bias);
+  EXPECT_EQ(back[1].end, objects[1].end);
+  EXPECT_EQ(objectHolding(back, 0x400800)->path, "/usr/bin/app");
+  EXPECT_EQ(objectHolding(back, 0x401000), nullptr);
+}
+
+TEST(SymbolText, StackLinesInEachStyle) {
+  auto resolve = [](uint64_t a) {
+    AddressSymbol s;
+    s.address = a;
+    s.module = "/bin/x";
+    s.name = a == 0x10 ? "f" : "g";
+    s.offset = 1;
+    s.size = 8;
+    return s;
+  };
+  EXPECT_EQ(formatStack("0x10 0x20 ", SymbolStyle::Brief, 0, resolve), "f+0x1\ng+0x1\n");
+  EXPECT_EQ(formatStack("0x10  0x20", SymbolStyle::Full, 0, resolve),
+            " 0x10 : f+0x1/0x8 [/bin/x]\n 0x20 : g+0x1/0x8 [/bin/x]\n");
+  EXPECT_EQ(formatStack("0X10", SymbolStyle::Saved, 0, resolve), " 0X10 : f+0x1/0x8 [/bin/x]\n")
+      << "print_ustack shows the address as saved";
+  EXPECT_EQ(formatStack("0x10 0x20", SymbolStyle::Brief, 8, resolve), "f+0x1\n")
+      << "only whole lines fit";
+  EXPECT_EQ(formatStack("", SymbolStyle::Full, 0, resolve), "");
+}
+
 } // namespace
 } // namespace sonde::symbols
