@@ -8,12 +8,14 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <bit>
 #include <filesystem>
 #include <map>
@@ -250,6 +252,35 @@ void BpfTargetImpl::defineConstant(llvm::Module &m, const char *name, uint64_t v
 
 // int sonde_probe_N(void *tracepoint) in section tracepoint/SYSTEM/EVENT, or
 // raw_tp/EVENT (its context the C arguments) for a probe that reads those.
+namespace {
+
+// Whether `handler` or a function it calls reads the kernel stack, which only
+// the program's entry can capture (bpf_get_stack needs the program context).
+bool readsKernelStack(llvm::Function *handler) {
+  static const llvm::StringRef kReaders[] = {"sonde_fn_backtrace_0", "sonde_fn_callers_1",
+                                             "sonde_fn_print_backtrace_0"};
+  std::set<llvm::Function *> seen;
+  std::vector<llvm::Function *> work{handler};
+  while (!work.empty()) {
+    llvm::Function *f = work.back();
+    work.pop_back();
+    if (!seen.insert(f).second)
+      continue;
+    if (f->isDeclaration()) {
+      if (std::find(std::begin(kReaders), std::end(kReaders), f->getName()) != std::end(kReaders))
+        return true;
+      continue;
+    }
+    for (llvm::Instruction &i : llvm::instructions(*f))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+        if (llvm::Function *callee = call->getCalledFunction())
+          work.push_back(callee);
+  }
+  return false;
+}
+
+} // namespace
+
 void BpfTargetImpl::emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction) {
   RuntimeBuilder b(m, *this);
   auto *type = llvm::FunctionType::get(b.getInt32Ty(), {b.ptrTy()}, false);
@@ -283,6 +314,8 @@ void BpfTargetImpl::emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction
                    {fn->getArg(0), b.constU32(e.probeIndex), b.constLong(maxAction)});
   b.CreateCondBr(b.CreateIsNull(ctx), done, run);
   b.SetInsertPoint(run);
+  if (readsKernelStack(e.handler))
+    b.CreateCall(SONDE_RT(b, sonde_bpf_capture_stack), {ctx, fn->getArg(0)});
   b.CreateCall(e.handler, {ctx});
   b.CreateCall(SONDE_RT(b, sonde_bpf_leave), {ctx});
   b.CreateBr(done);

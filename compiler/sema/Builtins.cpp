@@ -150,6 +150,7 @@ const BuiltinFunction kBuiltins[] = {
     {"symname", K, 'S', "L", 1},
     {"symdata", K, 'S', "L", 1},
     {"print_stack", K, 'V', "S", 1},
+    {"sprint_stack", K, 'S', "S", 1},
     // Strings.
     {"strlen", A, 'L', "S", 1},
     {"substr", A, 'S', "SLL", 3},

@@ -3,6 +3,7 @@
 #include "runtime/bpf/BpfAbi.h"
 #include "runtime/session/LoadedModule.h"
 #include "runtime/session/ProbeRunner.h"
+#include "runtime/symbols/KernelSymbols.h"
 #include "runtime/values/MapTable.h"
 #include "runtime/values/ScalarStats.h"
 #include "runtime/values/Segment.h"
@@ -273,6 +274,8 @@ void KernelProbeSet::record(const char *data, size_t size) {
       text = line;
     } else if (e.status == SONDE_BPF_ERROR_MESSAGE) {
       text = recordString(data, size, sizeof r + sizeof e);
+    } else if (e.status == SONDE_BPF_ERROR_UNWIND) {
+      text = "reached end of stack before unwinding to level " + std::to_string(e.rc);
     } else if (e.status == SONDE_BPF_ERROR_READ) {
       char line[96];
       std::snprintf(line, sizeof line, "read fault [man error::fault] at 0x%" PRIx64, e.detail);
@@ -296,6 +299,28 @@ void KernelProbeSet::record(const char *data, size_t size) {
       sonde_out_warn(&ctx, text.c_str());
     else
       sonde_out_log(&ctx, text.c_str());
+    ts.flushOutput(*rt_->output);
+    return;
+  }
+  case SONDE_BPF_RECORD_STACK: {
+    // print_backtrace(): the addresses, symbolized here with kallsyms.
+    int64_t depth = 0;
+    if (size < sizeof r + 8)
+      return;
+    std::memcpy(&depth, data + sizeof r, 8);
+    std::string addresses;
+    for (int64_t i = 0; i < depth && sizeof r + 8 + 8 * (i + 1) <= size; ++i) {
+      uint64_t pc = 0;
+      std::memcpy(&pc, data + sizeof r + 8 + 8 * i, 8);
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "0x%" PRIx64 " ", pc);
+      addresses += hex;
+    }
+    std::string text =
+        symbols::formatStack(addresses, symbols::SymbolStyle::Full, 0, [](uint64_t a) {
+          return symbols::KernelSymbolTable::running().resolve(a);
+        });
+    ts.output->append(text.data(), text.size(), *rt_->output);
     ts.flushOutput(*rt_->output);
     return;
   }

@@ -39,8 +39,14 @@ typedef struct sonde_bpf_global {
 /* Scratch layout: the context, the key being built, a value (KernelStateShape
  * sizes), the handlers' string buffers, then the record being written. The
  * `.rodata` array `sonde_kernel_info` gives the whole size, the record's, the
- * number of globals kernel probes use and their layout indexes (int64 each). */
-#define SONDE_BPF_CONTEXT_BYTES 128u
+ * number of globals kernel probes use and their layout indexes (int64 each).
+ * The context area is the sonde_context (cleared at each handler's start),
+ * then the kernel stack of handlers that use one: a depth (int64) and up to
+ * SONDE_BPF_MAX_BACKTRACE addresses, captured at entry. */
+#define SONDE_BPF_CONTEXT_CLEARED 128u
+#define SONDE_BPF_MAX_BACKTRACE 20u /* stap's MAXBACKTRACE */
+#define SONDE_BPF_STACK_OFFSET SONDE_BPF_CONTEXT_CLEARED
+#define SONDE_BPF_CONTEXT_BYTES (SONDE_BPF_STACK_OFFSET + 8u + 8u * SONDE_BPF_MAX_BACKTRACE)
 /* The largest per-CPU map value, so the largest scratch (PCPU_MIN_UNIT_SIZE). */
 #define SONDE_BPF_MAX_SCRATCH_BYTES 32768u
 
@@ -64,6 +70,7 @@ enum sonde_bpf_record_kind {
   SONDE_BPF_RECORD_EXIT = 3,   /* exit() */
   SONDE_BPF_RECORD_WARN = 4,   /* warn(text): the text as a string (u16 length, bytes) */
   SONDE_BPF_RECORD_LOG = 5,    /* log(text): likewise */
+  SONDE_BPF_RECORD_STACK = 6,  /* print_backtrace(): a depth (uint64), the addresses */
 };
 
 /* Every record starts with this header. */
@@ -95,6 +102,7 @@ enum sonde_bpf_error_code {
   SONDE_BPF_ERROR_USER_STRING = 201,   /* "user string copy fault at 0x..." */
   SONDE_BPF_ERROR_READ = 202,          /* "read fault [man error::fault] at 0x..." */
   SONDE_BPF_ERROR_MESSAGE = 203,       /* error(text), assert(): the text follows the error */
+  SONDE_BPF_ERROR_UNWIND = 204,        /* "reached end of stack before unwinding to level" rc */
 };
 
 /* ---- entry points only kernel-probe code calls ---- */
@@ -103,6 +111,9 @@ enum sonde_bpf_error_code {
  * handler: its error, if any, as a record. */
 sonde_context *sonde_bpf_enter(void *tracepoint, uint32_t probe, int64_t actions);
 void sonde_bpf_leave(sonde_context *ctx);
+/* Right after sonde_bpf_enter, for handlers that read the kernel stack: the
+ * stack at the tracepoint (bpf_get_stack needs the program's own context). */
+void sonde_bpf_capture_stack(sonde_context *ctx, void *tracepoint);
 /* Strings in kernel memory (scratch, .rodata, the tracepoint record). */
 void sonde_bpf_strcpy(char *dst, const char *src, uint32_t cap);
 void sonde_bpf_strcat(char *dst, const char *src, uint32_t cap);

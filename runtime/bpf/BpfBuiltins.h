@@ -151,6 +151,14 @@ static SONDE_INLINE void appendHex(char *out, uint32_t at, uint64_t value) {
 /* catch: the message of the error caught, as sonde would word it. */
 void sonde_error_take(sonde_context *ctx, char *out) {
   int32_t status = (int32_t)ctx->reserved;
+  ctx->error = 0;
+  ctx->uncatchable = 0;
+  if (status == SONDE_BPF_ERROR_UNWIND) {
+    __u64 level = (__u64)ctx->runtime;
+    bpf_snprintf(out, sonde_cfg_str_cap, "reached end of stack before unwinding to level %d",
+                 &level, sizeof level);
+    return;
+  }
   int fault = status == SONDE_BPF_ERROR_USER_STRING || status == SONDE_BPF_ERROR_KERNEL_STRING ||
               status == SONDE_BPF_ERROR_READ;
   const char *text = status == SONDE_ERROR_DIVISION_BY_ZERO    ? "division by 0"
@@ -163,8 +171,6 @@ void sonde_error_take(sonde_context *ctx, char *out) {
                    sonde_cfg_str_cap);
   if (fault)
     appendHex(out, boundedLength(out, sonde_cfg_str_cap), (uint64_t)ctx->error_message);
-  ctx->error = 0;
-  ctx->uncatchable = 0;
 }
 
 /* ------------------------------------------------------------------ tracepoint arguments */

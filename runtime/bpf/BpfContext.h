@@ -49,7 +49,7 @@ SONDE_INLINE sonde_context *sonde_bpf_enter(void *tracepoint, uint32_t probe, in
   if (!s)
     return 0;
   sonde_context *ctx = (sonde_context *)s;
-  __builtin_memset(ctx, 0, SONDE_BPF_CONTEXT_BYTES);
+  __builtin_memset(ctx, 0, SONDE_BPF_CONTEXT_CLEARED);
   ctx->actions_left = actions;
   ctx->probe_index = probe;
   ctx->probe_data = tracepoint;

@@ -67,4 +67,6 @@ struct {
 
 #include "runtime/bpf/BpfBuiltins.h"
 
+#include "runtime/bpf/BpfStacks.h"
+
 char LICENSE[] SEC("license") = "GPL";

@@ -181,6 +181,12 @@ void sonde_fn_sprint_ubacktrace_0(sonde_context *ctx, char *out, uint32_t loc);
 void sonde_fn_print_ustack_1(sonde_context *ctx, const char *stack, uint32_t loc);
 void sonde_fn_sprint_ustack_1(sonde_context *ctx, char *out, const char *stack, uint32_t loc);
 
+/* ---- kernel symbols, in sonde (BuiltinsKernelSymbols.cpp) ---- */
+void sonde_fn_symname_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_symdata_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
+void sonde_fn_print_stack_1(sonde_context *ctx, const char *stack, uint32_t loc);
+void sonde_fn_sprint_stack_1(sonde_context *ctx, char *out, const char *stack, uint32_t loc);
+
 #ifdef __cplusplus
 }
 #endif

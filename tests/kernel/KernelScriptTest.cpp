@@ -86,6 +86,30 @@ TEST(KernelScript, RecordsWithManyStringsPassTheVerifier) {
   EXPECT_EQ(r.stdoutText, line + "\n");
 }
 
+TEST(KernelScript, KernelBacktracesAreSymbolizedFromKallsyms) {
+  // print_backtrace() in the kernel sends addresses; sonde names them. The
+  // same stack as backtrace() prints later with print_stack() in `end`.
+  ProcessResult r = runSonde({"-e",
+                              R"(global first
+probe kernel.trace("syscalls:sys_enter_close") {
+  if (pid() != target() || first != "") next
+  first = backtrace()
+  print_backtrace()
+}
+probe end { println("--"); print_stack(first) })",
+                              "-c", workload("close 3 -1 1")});
+  SKIP_UNLESS_PERMITTED(r);
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
+  size_t split = r.stdoutText.find("--\n");
+  ASSERT_NE(split, std::string::npos) << r.stdoutText;
+  std::string printed = r.stdoutText.substr(0, split), saved = r.stdoutText.substr(split + 3);
+  // " 0xADDR : name+0xOFF/0xSIZE [kernel]", from the syscall entry down.
+  std::string frame = R"( 0x[0-9a-f]{16} : \w+\+0x[0-9a-f]+/0x[0-9a-f]+ \[[\w.]+\]\n)";
+  EXPECT_TRUE(std::regex_match(printed, std::regex("(" + frame + ")+"))) << printed;
+  EXPECT_NE(printed.find("do_syscall_64+0x"), std::string::npos) << printed;
+  EXPECT_EQ(saved, printed) << "print_stack(backtrace()) prints what print_backtrace() did";
+}
+
 TEST(KernelScript, AVerifierRefusalNamesTheProbeAndTheScriptLine) {
   // 400 string appends: more than the verifier's million instructions.
   std::string script = "probe kernel.trace(\"sched:sched_switch\") {\n  s = $prev_comm\n";
