@@ -61,9 +61,11 @@ Output and transport:
   -F                 flight recorder: keep the newest records in memory, write
                      them out on exit and on SIGUSR1
   --transport=KIND   text, relay or netlink (default text; relay when -b, -F, -S,
-                     --mode or --format ask for records)
+                     --mode, --format or --lua ask for records)
   --mode=MODE        block, discard or overwrite (default block)
   --format=FORMAT    text, ctf or json (default text)
+  --lua=FILE         hand each record to the Lua script FILE: its begin(),
+                     event(ev) and finish() (docs/lua.md)
 
   -h, --help         show this help
   -V, --version      show the version
@@ -279,6 +281,15 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
            return false;
          }
          cl.mode = v;
+         return true;
+       }},
+      {"lua",
+       [&](const std::string &v) {
+         if (v.empty()) {
+           error = "option --lua: expected a Lua script file";
+           return false;
+         }
+         cl.luaScript = v;
          return true;
        }},
       {"format",

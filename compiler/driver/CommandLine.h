@@ -45,13 +45,14 @@ struct CommandLine {
   std::optional<std::string> outputFile;                 // -o FILE
   std::optional<std::pair<uint64_t, uint32_t>> rotation; // -S SIZE[,N]: MB, files kept (0 all)
   unsigned bufferMB = 16;                                // -s NUM
-  uint32_t subbufSize = 0;     // --subbuf-size: bytes (netlink: per message); 0 = from -s
-  uint32_t subbufCount = 0;    // --num-subbuf: per ring; 0 = 4
-  bool bulk = false;           // -b
-  bool flightRecorder = false; // -F
-  std::string transport;       // --transport; "" when not given
-  std::string mode;            // --mode; "" when not given
-  std::string format = "text"; // --format
+  uint32_t subbufSize = 0;              // --subbuf-size: bytes (netlink: per message); 0 = from -s
+  uint32_t subbufCount = 0;             // --num-subbuf: per ring; 0 = 4
+  bool bulk = false;                    // -b
+  bool flightRecorder = false;          // -F
+  std::string transport;                // --transport; "" when not given
+  std::string mode;                     // --mode; "" when not given
+  std::string format = "text";          // --format
+  std::optional<std::string> luaScript; // --lua FILE
 
   bool showHelp = false, showVersion = false;
 };

@@ -6,6 +6,7 @@
 #include "driver/ProbeListing.h"
 #include "print/ScriptPrinter.h"
 #include "probes/tracepoint/KernelProbeSet.h"
+#include "runtime/lua/LuaRecordSink.h"
 #include "runtime/session/Session.h"
 
 #include <algorithm>
@@ -131,6 +132,7 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
                       : cl.format != "text"                    ? "--format"
                       : cl.subbufSize                          ? "--subbuf-size"
                       : cl.subbufCount                         ? "--num-subbuf"
+                      : cl.luaScript                           ? "--lua"
                                                                : nullptr;
   std::string transport = cl.transport.empty() ? (wants ? "relay" : "text") : cl.transport;
   if (transport == "text") {
@@ -151,6 +153,10 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
                        "not -b or --format=ctf");
   if (cl.format == "ctf" && !cl.outputFile)
     return std::string("option --format=ctf needs -o DIR, the trace directory to write");
+  if (cl.luaScript && (cl.bulk || cl.format != "text"))
+    return std::string("option --lua takes the records as they come: record a trace with -b "
+                       "and run the script over it with `sonde report DIR --lua FILE`, or drop "
+                       "--format");
 
   session::RecordOptions r;
   r.netlink = transport == "netlink";
@@ -181,6 +187,12 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
   }
   if (cl.format == "ctf")
     r.ctfDirectory = cl.outputFile;
+  if (cl.luaScript)
+    r.consumer = [path = *cl.luaScript](
+                     const sonde_trace_clock &clock, std::unique_ptr<session::RecordSink> text,
+                     std::string *error) -> std::unique_ptr<session::RecordSink> {
+      return lua::LuaRecordSink::open(path, clock, std::move(text), std::cerr, error);
+    };
   o.records = r;
   o.rotation = cl.rotation;
   o.flightRecorder = r.mode == transport::RelayMode::Overwrite;

@@ -1,5 +1,6 @@
 #include "driver/ReportCommand.h"
 
+#include "runtime/lua/LuaRecordSink.h"
 #include "runtime/session/CtfRecordSink.h"
 #include "runtime/session/JsonRecordSink.h"
 #include "runtime/session/StackRecordSink.h"
@@ -19,11 +20,12 @@ namespace sonde {
 namespace {
 
 constexpr const char *kUsage =
-    "Usage: sonde report DIR [--format=text|json|ctf] [-o FILE|DIR] [-v]\n"
+    "Usage: sonde report DIR [--format=text|json|ctf] [--lua FILE] [-o FILE|DIR] [-v]\n"
     "  Prints a binary trace recorded with `sonde -b -o DIR`: every thread's records\n"
     "  merged in time order, formatted as the script's printf would have printed them.\n"
     "  --format=json   one JSON object per record\n"
     "  --format=ctf    convert to a CTF trace in the -o directory (babeltrace2, Trace Compass)\n"
+    "  --lua FILE      hand each record to the Lua script FILE (docs/lua.md)\n"
     "  -o FILE         write to FILE instead of standard output\n"
     "  -v              a closing line with the records read and lost\n";
 
@@ -31,6 +33,7 @@ struct ReportOptions {
   std::string dir;
   std::string format = "text";
   std::string output;
+  std::string lua;
   bool verbose = false;
 };
 
@@ -50,6 +53,8 @@ bool parseReportOptions(int argc, char **argv, ReportOptions &o, std::ostream &e
       }
     } else if (a == "-o" && i + 1 < argc) {
       o.output = argv[++i];
+    } else if ((a == "--lua" && i + 1 < argc) || a.rfind("--lua=", 0) == 0) {
+      o.lua = a == "--lua" ? argv[++i] : a.substr(6);
     } else if (a == "-v") {
       o.verbose = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -64,6 +69,10 @@ bool parseReportOptions(int argc, char **argv, ReportOptions &o, std::ostream &e
   }
   if (o.dir.empty()) {
     err << "sonde report: no trace directory given\n" << kUsage;
+    return false;
+  }
+  if (!o.lua.empty() && o.format != "text") {
+    err << "sonde report: --lua hands the records to the script: it takes no --format\n";
     return false;
   }
   if (o.format == "ctf" && o.output.empty()) {
@@ -126,6 +135,13 @@ int runReportCommand(int argc, char **argv, std::ostream &, std::ostream &err) {
   if (!sink) {
     err << "sonde report: " << error << "\n";
     return 1;
+  }
+  if (!o.lua.empty()) {
+    sink = lua::LuaRecordSink::open(o.lua, trace->clock, std::move(sink), err, &error);
+    if (!sink) {
+      err << "sonde report: " << error << "\n";
+      return 1;
+    }
   }
   sink = std::make_unique<session::StackRecordSink>(*trace->schema, std::move(sink));
   CountingSink counted(*sink);

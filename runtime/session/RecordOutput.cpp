@@ -96,6 +96,11 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
     } else {
       out->records_ = std::make_unique<TextRecordSink>(text);
     }
+    if (options.consumer) {
+      out->records_ = options.consumer(clock, std::move(out->records_), error);
+      if (!out->records_)
+        return nullptr;
+    }
     out->records_ = std::make_unique<StackRecordSink>(*out->schema_, std::move(out->records_));
     auto streams = std::make_unique<RecordStreams>(*out->schema_, clock, *out->records_, warnLine);
     out->streams_ = streams.get();

@@ -11,6 +11,7 @@
 #include "runtime/session/RecordWriter.h"
 #include "runtime/transport/NetlinkChannel.h"
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -31,6 +32,11 @@ struct RecordOptions {
   std::optional<std::string> traceDirectory;
   std::optional<std::string> ctfDirectory; // --format=ctf -o DIR
   bool verbose = false;                    // -v: per-ring lines in the summary
+  // --lua: the sink that takes the decoded records instead, given the text
+  // sink to fall back on; null (with a reason) if it cannot start.
+  std::function<std::unique_ptr<RecordSink>(const sonde_trace_clock &clock,
+                                            std::unique_ptr<RecordSink> text, std::string *error)>
+      consumer;
 };
 
 class RecordOutput {
