@@ -26,4 +26,7 @@ struct ProcessResult {
 ProcessResult runProcess(const std::string &program, const std::vector<std::string> &args,
                          const std::string &workDir, std::chrono::milliseconds timeout);
 
+// `text` split at newlines (a last line without one counts too).
+std::vector<std::string> linesOf(const std::string &text);
+
 } // namespace sonde::test

@@ -12,6 +12,8 @@
 namespace sonde::e2e {
 namespace {
 
+using test::linesOf;
+
 struct StackBuild {
   const char *name;
   const char *executable;
@@ -28,14 +30,6 @@ constexpr int kDeepMarkerLine = 11;
 
 std::string canonical(const std::string &path) { return std::filesystem::canonical(path).string(); }
 
-std::vector<std::string> linesOf(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
-
 // The lines of `text` that match `pattern`, each as its first capture group and
 // second (if any) joined by '|'.
 std::vector<std::string> framesMatching(const std::string &text, const std::string &pattern) {
@@ -49,19 +43,29 @@ std::vector<std::string> framesMatching(const std::string &text, const std::stri
   return frames;
 }
 
+// Runs `script` while `executable` makes one call down its chain; a failure
+// describes the run if sonde did not exit cleanly.
+::testing::AssertionResult runOnce(const std::string &script, const std::string &executable,
+                                   test::ProcessResult &result) {
+  ScratchDir dir;
+  std::string command = executable + " 1";
+  result = runSonde(script, command, dir.path());
+  if (result.exited && result.exitCode == 0)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << describeRun(script, command, result);
+}
+
 class UserStack : public ::testing::TestWithParam<StackBuild> {};
 
 TEST_P(UserStack, PrintedBacktraceNamesTheCallChain) {
   const StackBuild &b = GetParam();
-  ScratchDir dir;
   std::string script = markProbe(b.library, "deep", "print_ubacktrace(); exit()");
-  std::string command = std::string(b.executable) + " 1";
-  auto result = runSonde(script, command, dir.path());
-  ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
+  test::ProcessResult result;
+  ASSERT_TRUE(runOnce(script, b.executable, result));
   // " 0xADDR : name+0xOFF/0xSIZE [module]", innermost first.
   std::vector<std::string> frames = framesMatching(
       result.stdoutText, R"( 0x[0-9a-f]+ : (\w+)\+0x[0-9a-f]+/0x[0-9a-f]+ \[(.+)\])");
-  ASSERT_GE(frames.size(), 4u) << describeRun(script, command, result);
+  ASSERT_GE(frames.size(), 4u) << result.stdoutText;
   std::string lib = canonical(b.library), exe = canonical(b.executable);
   EXPECT_EQ(frames[0], "stack_lib_inner|" + lib);
   EXPECT_EQ(frames[1], "stack_lib_middle|" + lib);
@@ -71,7 +75,6 @@ TEST_P(UserStack, PrintedBacktraceNamesTheCallChain) {
 
 TEST_P(UserStack, AddressAndSymbolFunctionsAgree) {
   const StackBuild &b = GetParam();
-  ScratchDir dir;
   std::string script = markProbe(
       b.library, "deep",
       "println(probefunc(), \" [\", ppfunc(), \"] \", usymname(uaddr()), \" \", "
@@ -81,11 +84,10 @@ TEST_P(UserStack, AddressAndSymbolFunctionsAgree) {
       "try { ustack(99) } catch (e) { println(e) }\n"
       "println(usymdata(ustack(1)))\n"
       "exit()");
-  std::string command = std::string(b.executable) + " 1";
-  auto result = runSonde(script, command, dir.path());
-  ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
+  test::ProcessResult result;
+  ASSERT_TRUE(runOnce(script, b.executable, result));
   std::vector<std::string> lines = linesOf(result.stdoutText);
-  ASSERT_EQ(lines.size(), 4u) << describeRun(script, command, result);
+  ASSERT_EQ(lines.size(), 4u) << result.stdoutText;
   std::string lib = canonical(b.library);
   EXPECT_EQ(lines[0], "stack_lib_inner [] stack_lib_inner " + lib);
   EXPECT_EQ(lines[1], "1 1");
@@ -98,18 +100,16 @@ TEST_P(UserStack, AddressAndSymbolFunctionsAgree) {
 // The marker's source line, from the DWARF line table (targets built with -g).
 TEST_P(UserStack, SourceLineOfTheMarker) {
   const StackBuild &b = GetParam();
-  ScratchDir dir;
   std::string script = markProbe(b.library, "deep",
                                  "println(usymfileline(uaddr()))\n"
                                  "println(usymfile(uaddr()))\n"
                                  "println(usymline(uaddr()))\n"
                                  "println(usymline(8))\n"
                                  "exit()");
-  std::string command = std::string(b.executable) + " 1";
-  auto result = runSonde(script, command, dir.path());
-  ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
+  test::ProcessResult result;
+  ASSERT_TRUE(runOnce(script, b.executable, result));
   std::vector<std::string> lines = linesOf(result.stdoutText);
-  ASSERT_EQ(lines.size(), 4u) << describeRun(script, command, result);
+  ASSERT_EQ(lines.size(), 4u) << result.stdoutText;
   std::string source = canonical(std::string(E2E_SOURCE_DIR) + "/e2e_stack_lib.c");
   EXPECT_EQ(lines[0], source + ":" + std::to_string(kDeepMarkerLine));
   EXPECT_EQ(lines[1], source);
@@ -119,7 +119,6 @@ TEST_P(UserStack, SourceLineOfTheMarker) {
 
 TEST_P(UserStack, HexStacksSymbolizeLater) {
   const StackBuild &b = GetParam();
-  ScratchDir dir;
   std::string script = markProbe(b.library, "deep",
                                  "s = ucallers(3)\n"
                                  "println(s)\n"
@@ -129,11 +128,10 @@ TEST_P(UserStack, HexStacksSymbolizeLater) {
                                  "print(sprint_ubacktrace())\n"
                                  "print_ubacktrace_brief()\n"
                                  "exit()");
-  std::string command = std::string(b.executable) + " 1";
-  auto result = runSonde(script, command, dir.path());
-  ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
+  test::ProcessResult result;
+  ASSERT_TRUE(runOnce(script, b.executable, result));
   std::vector<std::string> lines = linesOf(result.stdoutText);
-  ASSERT_GE(lines.size(), 2u) << describeRun(script, command, result);
+  ASSERT_GE(lines.size(), 2u) << result.stdoutText;
   // ucallers(3): four addresses, single spaces; ubacktrace(): the whole stack,
   // each address followed by a space, starting with the same four.
   EXPECT_TRUE(std::regex_match(lines[0], std::regex("0x[0-9a-f]+( 0x[0-9a-f]+){3}"))) << lines[0];
@@ -164,14 +162,12 @@ TEST_P(UserStack, HexStacksSymbolizeLater) {
 
 TEST_P(UserStack, ExecutableMarkerStartsInItsFunction) {
   const StackBuild &b = GetParam();
-  ScratchDir dir;
   std::string script =
       markProbe(b.executable, "shallow", "println(probefunc()); print_ubacktrace_brief(); exit()");
-  std::string command = std::string(b.executable) + " 1";
-  auto result = runSonde(script, command, dir.path());
-  ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
+  test::ProcessResult result;
+  ASSERT_TRUE(runOnce(script, b.executable, result));
   std::vector<std::string> lines = linesOf(result.stdoutText);
-  ASSERT_GE(lines.size(), 3u) << describeRun(script, command, result);
+  ASSERT_GE(lines.size(), 3u) << result.stdoutText;
   EXPECT_EQ(lines[0], "stack_app_outer");
   EXPECT_EQ(lines[1].rfind("stack_app_outer+0x", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2].rfind("main+0x", 0), 0u) << lines[2];

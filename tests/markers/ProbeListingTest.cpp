@@ -25,14 +25,6 @@ ProcessResult sonde(const std::vector<std::string> &args, const std::string &dir
 
 std::string canonical(const char *path) { return fs::canonical(path).string(); }
 
-std::vector<std::string> linesOf(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
-
 TEST(ProbeListing, DistinctMarkersOfAProgramSorted) {
   std::string exe = canonical(MARKER_C_O2_PIE);
   ProcessResult r = sonde({"-l", "process(\"" + exe + "\").mark(\"*\")"});
