@@ -72,8 +72,8 @@ void sonde_fn_tokenize_1(sonde_context *ctx, char *out, const char *delim, uint3
 void sonde_fn_tokenize_2(sonde_context *ctx, char *out, const char *input, const char *delim,
                          uint32_t loc);
 void sonde_fn_text_str_1(sonde_context *ctx, char *out, const char *s, uint32_t loc);
-void sonde_fn_text_strn_3(sonde_context *ctx, char *out, const char *s, int64_t len,
-                          int64_t quoted, uint32_t loc);
+void sonde_fn_text_strn_3(sonde_context *ctx, char *out, const char *s, int64_t len, int64_t quoted,
+                          uint32_t loc);
 void sonde_fn_string_quoted_1(sonde_context *ctx, char *out, const char *s, uint32_t loc);
 int64_t sonde_fn_strtol_2(sonde_context *ctx, const char *s, int64_t base, uint32_t loc);
 int64_t sonde_fn_isdigit_1(sonde_context *ctx, const char *s, uint32_t loc);
@@ -186,6 +186,32 @@ void sonde_fn_symname_1(sonde_context *ctx, char *out, int64_t addr, uint32_t lo
 void sonde_fn_symdata_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
 void sonde_fn_print_stack_1(sonde_context *ctx, const char *stack, uint32_t loc);
 void sonde_fn_sprint_stack_1(sonde_context *ctx, char *out, const char *stack, uint32_t loc);
+
+/* ---- the process, clocks per CPU, the time zone (BuiltinsProcess.cpp) ---- */
+int64_t sonde_fn_pgrp_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_sid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_pid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_tid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_ppid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_pgrp_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_sid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_uid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_euid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_gid_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_ns_egid_0(sonde_context *ctx, uint32_t loc);
+void sonde_fn_pexecname_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_pid2execname_1(sonde_context *ctx, char *out, int64_t pid, uint32_t loc);
+int64_t sonde_fn_user_mode_0(sonde_context *ctx, uint32_t loc);
+void sonde_fn_cmdline_arg_1(sonde_context *ctx, char *out, int64_t n, uint32_t loc);
+void sonde_fn_cmdline_args_3(sonde_context *ctx, char *out, int64_t n, int64_t m, const char *delim,
+                             uint32_t loc);
+int64_t sonde_fn_cpu_clock_s_1(sonde_context *ctx, int64_t cpu, uint32_t loc);
+int64_t sonde_fn_cpu_clock_ms_1(sonde_context *ctx, int64_t cpu, uint32_t loc);
+int64_t sonde_fn_cpu_clock_us_1(sonde_context *ctx, int64_t cpu, uint32_t loc);
+int64_t sonde_fn_cpu_clock_ns_1(sonde_context *ctx, int64_t cpu, uint32_t loc);
+int64_t sonde_fn_tz_gmtoff_0(sonde_context *ctx, uint32_t loc);
+void sonde_fn_tz_name_0(sonde_context *ctx, char *out, uint32_t loc);
+void sonde_fn_tz_ctime_1(sonde_context *ctx, char *out, int64_t secs, uint32_t loc);
 
 #ifdef __cplusplus
 }

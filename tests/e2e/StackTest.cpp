@@ -225,13 +225,14 @@ TEST(UserStackRecords, RecordedTraceSymbolizesAfterTheTargetEnded) {
 TEST(UserStackAtTrap, StockMarkerUnwinds) {
   ScratchDir dir;
   std::string script =
-      markProbe(E2E_STOCK, "tick", "println(probefunc()); print_ubacktrace_brief(); exit()");
+      markProbe(E2E_STOCK, "tick",
+                "println(probefunc(), \" \", user_mode()); print_ubacktrace_brief(); exit()");
   std::string command = std::string(E2E_STOCK) + " " + dir.file("records") + " 3";
   auto result = runSonde(script, command, dir.path());
   ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
   std::vector<std::string> lines = linesOf(result.stdoutText);
   ASSERT_GE(lines.size(), 3u) << describeRun(script, command, result);
-  EXPECT_EQ(lines[0], "fire");
+  EXPECT_EQ(lines[0], "fire 1") << "user_mode(): the handler runs for user code";
   EXPECT_EQ(lines[1].rfind("fire+0x", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2].rfind("main+0x", 0), 0u) << lines[2];
 }
