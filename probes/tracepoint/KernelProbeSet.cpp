@@ -135,6 +135,7 @@ bool KernelProbeSet::start(session::Runtime &rt, std::string *error) {
     return false;
   sonde_bpf_control control{};
   control.target_pid = rt.target;
+  control.consumer_pid = rt.consumerPid;
   control.realtime_offset_ns = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
   control.running = 1;
   control.max_errors = rt.module->layout().limits().max_errors;

@@ -59,7 +59,8 @@ typedef struct sonde_bpf_control {
   uint32_t running;           /* non-zero while handlers may start */
   uint32_t max_errors;        /* MAXERRORS: the handlers stop themselves past it */
   uint64_t errors;            /* errors raised by the handlers */
-  uint64_t pad[3];
+  int64_t consumer_pid;       /* stp_pid(): the sonde process */
+  uint64_t pad[2];
 } sonde_bpf_control;
 #define SONDE_BPF_CONTROL_BYTES 64u
 

@@ -37,6 +37,35 @@ int64_t sonde_fn_target_0(sonde_context *ctx, uint32_t loc) {
   (void)ctx, (void)loc;
   return sonde_globals.target_pid;
 }
+int64_t sonde_fn_stp_pid_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return sonde_globals.consumer_pid;
+}
+int64_t sonde_fn_jiffies_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return (int64_t)bpf_jiffies64();
+}
+/* A tracepoint fires in the kernel, never at a return, never in user mode. */
+int64_t sonde_fn_is_return_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return 0;
+}
+int64_t sonde_fn_user_mode_0(sonde_context *ctx, uint32_t loc) {
+  (void)ctx, (void)loc;
+  return 0;
+}
+void sonde_fn_probe_type_0(sonde_context *ctx, char *out, uint32_t loc) {
+  (void)ctx, (void)loc;
+  sonde_bpf_strcpy(out, "kernel_tracepoint", sonde_cfg_str_cap);
+}
+/* Uniform in [0, n) for n up to 2^20, as stap's. */
+int64_t sonde_fn_randint_1(sonde_context *ctx, int64_t n, uint32_t loc) {
+  if (n > (1 << 20)) {
+    sonde_raise(ctx, SONDE_ERROR_RANDINT_RANGE, loc);
+    return 0;
+  }
+  return n <= 0 ? 0 : (int64_t)(bpf_get_prandom_u32() % (uint32_t)n);
+}
 void sonde_fn_execname_0(sonde_context *ctx, char *out, uint32_t loc) {
   (void)ctx, (void)loc;
   char comm[16];
@@ -162,6 +191,7 @@ void sonde_error_take(sonde_context *ctx, char *out) {
   int fault = status == SONDE_BPF_ERROR_USER_STRING || status == SONDE_BPF_ERROR_KERNEL_STRING ||
               status == SONDE_BPF_ERROR_READ;
   const char *text = status == SONDE_ERROR_DIVISION_BY_ZERO    ? "division by 0"
+                     : status == SONDE_ERROR_RANDINT_RANGE     ? "range too wide"
                      : status == SONDE_BPF_ERROR_USER_STRING   ? "user string copy fault at 0x"
                      : status == SONDE_BPF_ERROR_KERNEL_STRING ? "kernel string copy fault at 0x"
                      : status == SONDE_BPF_ERROR_READ ? "read fault [man error::fault] at 0x"
