@@ -1,6 +1,6 @@
 // Built-ins that name kernel addresses (BuiltinAbi.h), for begin, end and timer
 // probes that print what kernel probes captured: the classic
-// `@count[backtrace()]` in a tracepoint, `print_stack()` in `end`.
+// `stacks[backtrace()]++` in a tracepoint, `print_stack()` in `end`.
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/Runtime.h"
 #include "runtime/symbols/KernelSymbols.h"
