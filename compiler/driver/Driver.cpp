@@ -8,6 +8,7 @@
 #include "probes/tracepoint/KernelProbeSet.h"
 #include "runtime/lua/LuaRecordSink.h"
 #include "runtime/session/Session.h"
+#include "sema/BuiltinCalls.h"
 
 #include <algorithm>
 #include <bit>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
@@ -120,11 +122,23 @@ std::optional<std::string> agentLibraryPath() {
   return std::nullopt;
 }
 
-// -b, -F, -S, --mode, --format and the sub-buffer geometry need every record to
-// pass through sonde: they
-// take a record transport (relay unless netlink is asked for). Returns the error
-// text for options that do not go together, else fills `o`.
-std::optional<std::string> recordOptions(const CommandLine &cl, session::SessionOptions &o) {
+// --lua: the script's sink in front of the text output, which its print()
+// and io.write() share.
+std::unique_ptr<session::RecordSink>
+openLuaSink(const std::string &path, const sonde_trace_clock &clock, session::OutputSink &output,
+            std::unique_ptr<session::RecordSink> text, std::string *error) {
+  return lua::LuaRecordSink::open(
+      path, clock, [&output](const char *data, size_t n) { output.write(data, n); },
+      std::move(text), std::cerr, error);
+}
+
+// -b, -F, -S, --mode, --format, --lua and the sub-buffer geometry need every
+// record to pass through sonde: they take a record transport (relay unless
+// netlink is asked for). So does switch_file() with -o and -c (`switchesFiles`):
+// with the text transport, traced processes would go on writing the first file.
+// Returns the error text for options that do not go together, else fills `o`.
+std::optional<std::string> recordOptions(const CommandLine &cl, bool switchesFiles,
+                                         session::SessionOptions &o) {
   const char *wants = cl.bulk                                  ? "-b"
                       : cl.flightRecorder                      ? "-F"
                       : cl.rotation                            ? "-S"
@@ -133,6 +147,7 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
                       : cl.subbufSize                          ? "--subbuf-size"
                       : cl.subbufCount                         ? "--num-subbuf"
                       : cl.luaScript                           ? "--lua"
+                      : switchesFiles                          ? "-o with switch_file() and -c"
                                                                : nullptr;
   std::string transport = cl.transport.empty() ? (wants ? "relay" : "text") : cl.transport;
   if (transport == "text") {
@@ -188,11 +203,7 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
   if (cl.format == "ctf")
     r.ctfDirectory = cl.outputFile;
   if (cl.luaScript)
-    r.consumer = [path = *cl.luaScript](
-                     const sonde_trace_clock &clock, std::unique_ptr<session::RecordSink> text,
-                     std::string *error) -> std::unique_ptr<session::RecordSink> {
-      return lua::LuaRecordSink::open(path, clock, std::move(text), std::cerr, error);
-    };
+    r.consumer = std::bind_front(openLuaSink, *cl.luaScript);
   o.records = r;
   o.rotation = cl.rotation;
   o.flightRecorder = r.mode == transport::RelayMode::Overwrite;
@@ -200,13 +211,14 @@ std::optional<std::string> recordOptions(const CommandLine &cl, session::Session
 }
 
 // Pass 5: load the module and run the session.
-int runPass5(const std::string &modulePath, const CommandLine &cl, std::ostream &err) {
+int runPass5(const std::string &modulePath, const CommandLine &cl, bool switchesFiles,
+             std::ostream &err) {
   if (cl.suppressHandlerErrors) {
     err << "sonde: option --suppress-handler-errors is not supported by this build yet\n";
     return 1;
   }
   session::SessionOptions o;
-  if (std::optional<std::string> bad = recordOptions(cl, o)) {
+  if (std::optional<std::string> bad = recordOptions(cl, switchesFiles, o)) {
     err << "sonde: " << *bad << "\n";
     return 1;
   }
@@ -322,7 +334,9 @@ int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
     out << *modulePath << "\n";
     return 0;
   }
-  return runPass5(*modulePath, cl, err);
+  bool switchesFiles =
+      cl.outputFile && cl.command && sema::callsBuiltin(fe.script(), "switch_file");
+  return runPass5(*modulePath, cl, switchesFiles, err);
 }
 
 } // namespace sonde

@@ -137,7 +137,9 @@ int runReportCommand(int argc, char **argv, std::ostream &, std::ostream &err) {
     return 1;
   }
   if (!o.lua.empty()) {
-    sink = lua::LuaRecordSink::open(o.lua, trace->clock, std::move(sink), err, &error);
+    sink = lua::LuaRecordSink::open(
+        o.lua, trace->clock, [&text](const char *d, size_t n) { text.write(d, n); },
+        std::move(sink), err, &error);
     if (!sink) {
       err << "sonde report: " << error << "\n";
       return 1;

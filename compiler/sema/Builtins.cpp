@@ -193,10 +193,6 @@ const BuiltinFunction kBuiltins[] = {
     {"ntohll", A, 'L', "L", 1},
     {"switch_file", A, 'V', "", 0},
     {"system", A, 'V', "S", 1},
-    {"speculate", A, 'V', "LS", 2},
-    {"speculation", A, 'L', "", 0},
-    {"commit", A, 'V', "L", 1},
-    {"discard", A, 'V', "L", 1},
 };
 
 ast::Type typeOf(char c) {

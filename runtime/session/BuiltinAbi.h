@@ -131,6 +131,9 @@ void sonde_fn_user_string_warn_2(sonde_context *ctx, char *out, int64_t addr, co
 void sonde_fn_user_string_quoted_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
 void sonde_fn_user_string_n_quoted_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
                                      uint32_t loc);
+/* inlen bytes at addr, NULs included, quoted and escaped into at most outlen bytes. */
+void sonde_fn_user_buffer_quoted_3(sonde_context *ctx, char *out, int64_t addr, int64_t inlen,
+                                   int64_t outlen, uint32_t loc);
 /* user_TYPE(addr): 0 on a fault; user_TYPE_error(addr): raises "read fault". */
 #define SONDE_USER_READ(type)                                                                      \
   int64_t sonde_fn_user_##type##_1(sonde_context *ctx, int64_t addr, uint32_t loc);                \
@@ -202,6 +205,7 @@ int64_t sonde_fn_ns_egid_0(sonde_context *ctx, uint32_t loc);
 void sonde_fn_pexecname_0(sonde_context *ctx, char *out, uint32_t loc);
 void sonde_fn_pid2execname_1(sonde_context *ctx, char *out, int64_t pid, uint32_t loc);
 int64_t sonde_fn_user_mode_0(sonde_context *ctx, uint32_t loc);
+int64_t sonde_fn_is_myproc_0(sonde_context *ctx, uint32_t loc);
 void sonde_fn_cmdline_arg_1(sonde_context *ctx, char *out, int64_t n, uint32_t loc);
 void sonde_fn_cmdline_args_3(sonde_context *ctx, char *out, int64_t n, int64_t m, const char *delim,
                              uint32_t loc);
@@ -212,6 +216,12 @@ int64_t sonde_fn_cpu_clock_ns_1(sonde_context *ctx, int64_t cpu, uint32_t loc);
 int64_t sonde_fn_tz_gmtoff_0(sonde_context *ctx, uint32_t loc);
 void sonde_fn_tz_name_0(sonde_context *ctx, char *out, uint32_t loc);
 void sonde_fn_tz_ctime_1(sonde_context *ctx, char *out, int64_t secs, uint32_t loc);
+
+/* ---- requests only the sonde process carries out (BuiltinsRequests.cpp) ---- */
+/* system(cmd): sh -c cmd, started by sonde after the handler, in the background. */
+void sonde_fn_system_1(sonde_context *ctx, const char *command, uint32_t loc);
+/* switch_file(): the output file moves on (-S: the next part; -o FILE: FILE.1, ...). */
+void sonde_fn_switch_file_0(sonde_context *ctx, uint32_t loc);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fcntl.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -58,9 +57,7 @@ int64_t sonde_fn_local_clock_us_0(sonde_context *, uint32_t) {
 }
 int64_t sonde_fn_local_clock_ns_0(sonde_context *, uint32_t) { return clockNs(CLOCK_MONOTONIC); }
 int64_t sonde_fn_ktime_get_ns_0(sonde_context *, uint32_t) { return clockNs(CLOCK_MONOTONIC); }
-int64_t sonde_fn_get_cycles_0(sonde_context *, uint32_t) {
-  return static_cast<int64_t>(__rdtsc());
-}
+int64_t sonde_fn_get_cycles_0(sonde_context *, uint32_t) { return static_cast<int64_t>(__rdtsc()); }
 
 int64_t sonde_fn_pid_0(sonde_context *, uint32_t) { return getpid(); }
 int64_t sonde_fn_tid_0(sonde_context *, uint32_t) { return gettid(); }
@@ -99,25 +96,6 @@ void sonde_fn_probe_type_0(sonde_context *ctx, char *out, uint32_t) {
   case SONDE_PROBE_MARKER: copyOut(ctx, out, "uprobe"); return;
   default: copyOut(ctx, out, "utrace"); return;
   }
-}
-
-void sonde_fn_cmdline_str_0(sonde_context *ctx, char *out, uint32_t) {
-  // /proc/self/cmdline holds NUL-separated arguments; stap joins them with spaces.
-  size_t cap = runtimeOf(ctx).maxStringLen();
-  out[0] = '\0';
-  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return;
-  ssize_t n = read(fd, out, cap - 1);
-  close(fd);
-  if (n <= 0)
-    return;
-  while (n > 0 && out[n - 1] == '\0')
-    --n;
-  for (ssize_t i = 0; i < n; ++i)
-    if (out[i] == '\0')
-      out[i] = ' ';
-  out[n] = '\0';
 }
 
 void sonde_fn_env_var_1(sonde_context *ctx, char *out, const char *name, uint32_t) {

@@ -1,8 +1,10 @@
 // Built-ins about the process a handler runs in (BuiltinAbi.h): its group and
 // session, its parent's and other processes' names, its arguments, the
-// namespaces' view of its ids, per-CPU clocks and the local time zone.
+// namespaces' view of its ids, its owner, per-CPU clocks and the time zone sonde
+// captured at startup.
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/Runtime.h"
+#include "runtime/session/SessionFacts.h"
 
 #include <cstring>
 #include <ctime>
@@ -54,24 +56,18 @@ std::vector<std::string> arguments() {
   return args;
 }
 
-// The zone as it was when first asked (stap captures it at startup).
-struct LocalZone {
-  int64_t secondsWest = 0;
-  std::string name;
-};
-const LocalZone &localZone() {
-  static const LocalZone zone = [] {
-    LocalZone z;
-    tzset();
-    time_t now = time(nullptr);
-    tm local{};
-    if (localtime_r(&now, &local)) {
-      z.secondsWest = -static_cast<int64_t>(local.tm_gmtoff);
-      z.name = local.tm_zone ? local.tm_zone : "";
-    }
-    return z;
-  }();
-  return zone;
+// stap's context.stp cmdline_args: arguments n to m (m < 0: to the last) joined
+// by `delim`, an empty one after the first shown as "" (two quotes).
+std::string joinArguments(int64_t n, int64_t m, const char *delim) {
+  std::vector<std::string> args = arguments();
+  std::string text;
+  for (int64_t i = 0; static_cast<size_t>(i) < args.size() && (m < 0 || i <= m); ++i) {
+    if (i == n)
+      text = args[i];
+    else if (i > n)
+      text += delim + (args[i].empty() ? std::string("\"\"") : args[i]);
+  }
+  return text;
 }
 
 int64_t cpuClockNs(int64_t cpu) {
@@ -114,20 +110,23 @@ int64_t sonde_fn_user_mode_0(sonde_context *ctx, uint32_t) {
   return runtimeOf(ctx).module->markerSite(ctx->probe_index) != nullptr && ctx->probe_data;
 }
 
-void sonde_fn_cmdline_arg_1(sonde_context *ctx, char *out, int64_t n, uint32_t) {
-  std::vector<std::string> args = arguments();
-  copyOut(ctx, out, n >= 0 && static_cast<size_t>(n) < args.size() ? args[n] : std::string());
+// 1 if the handler's process runs as the user who started sonde (its effective
+// uid against sonde's real one, as stap's is_myproc()).
+int64_t sonde_fn_is_myproc_0(sonde_context *ctx, uint32_t) {
+  return geteuid() == sessionFacts(ctx).consumerUid;
 }
 
-// Arguments n to m (m == -1: to the last) joined by `delim`; "" when there are
-// fewer than n + 1.
+void sonde_fn_cmdline_str_0(sonde_context *ctx, char *out, uint32_t) {
+  copyOut(ctx, out, joinArguments(0, -1, " "));
+}
+
+void sonde_fn_cmdline_arg_1(sonde_context *ctx, char *out, int64_t n, uint32_t) {
+  copyOut(ctx, out, joinArguments(n, n, ""));
+}
+
 void sonde_fn_cmdline_args_3(sonde_context *ctx, char *out, int64_t n, int64_t m, const char *delim,
                              uint32_t) {
-  std::vector<std::string> args = arguments();
-  std::string text;
-  for (int64_t i = n < 0 ? 0 : n; static_cast<size_t>(i) < args.size() && (m == -1 || i <= m); ++i)
-    text += (i > n ? std::string(delim) : std::string()) + args[i];
-  copyOut(ctx, out, text);
+  copyOut(ctx, out, joinArguments(n, m, delim));
 }
 
 int64_t sonde_fn_cpu_clock_ns_1(sonde_context *, int64_t cpu, uint32_t) { return cpuClockNs(cpu); }
@@ -142,17 +141,19 @@ int64_t sonde_fn_cpu_clock_s_1(sonde_context *, int64_t cpu, uint32_t) {
 }
 
 // Seconds west of UTC, as stap's tz_gmtoff().
-int64_t sonde_fn_tz_gmtoff_0(sonde_context *, uint32_t) { return localZone().secondsWest; }
+int64_t sonde_fn_tz_gmtoff_0(sonde_context *ctx, uint32_t) {
+  return sessionFacts(ctx).tzSecondsWest;
+}
 void sonde_fn_tz_name_0(sonde_context *ctx, char *out, uint32_t) {
-  copyOut(ctx, out, localZone().name);
+  copyOut(ctx, out, sessionFacts(ctx).tzName);
 }
 
 // stap's tzinfo.stp: ctime(secs - tz_gmtoff()) . " " . tz_name().
 void sonde_fn_tz_ctime_1(sonde_context *ctx, char *out, int64_t secs, uint32_t loc) {
-  sonde_fn_ctime_1(ctx, out, secs - localZone().secondsWest, loc);
+  sonde_fn_ctime_1(ctx, out, secs - sessionFacts(ctx).tzSecondsWest, loc);
   if (ctx->error)
     return;
-  copyOut(ctx, out, std::string(out) + " " + localZone().name);
+  copyOut(ctx, out, std::string(out) + " " + sessionFacts(ctx).tzName);
 }
 
 } // extern "C"

@@ -51,6 +51,21 @@ long copyString(uint64_t addr, char *out, size_t count) {
   return static_cast<long>(done);
 }
 
+// How many of the `count` bytes at `addr` are readable before the first fault
+// (page by page), copied into out.
+size_t copyReadable(uint64_t addr, char *out, size_t count) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t done = 0;
+  while (done < count) {
+    uint64_t at = addr + done;
+    size_t chunk = std::min(count - done, page - static_cast<size_t>(at % page));
+    if (at < addr || !readMemory(at, out + done, chunk))
+      break;
+    done += chunk;
+  }
+  return done;
+}
+
 // user_string_n's core: at most n bytes (clamped to 1 + n in [1, MAXSTRINGLEN - 1]
 // copied, the last replaced by NUL, as uconversions.stp does). Returns the copy's
 // result: negative on a fault.
@@ -164,6 +179,26 @@ void sonde_fn_user_string_n_quoted_2(sonde_context *ctx, char *out, int64_t addr
     out[capacity - 4] = '\0';
     std::strncat(out, "\"...", capacity - 1 - std::strlen(out));
   }
+}
+
+// uconversions.stp: outlen is clamped to [0, MAXSTRINGLEN] (0 gives ""); inlen
+// bytes are read, NULs included; on a fault, the address in hex, cut to outlen.
+void sonde_fn_user_buffer_quoted_3(sonde_context *ctx, char *out, int64_t addr, int64_t inlen,
+                                   int64_t outlen, uint32_t) {
+  size_t capacity = cap(ctx);
+  int64_t limit = std::clamp<int64_t>(outlen, 0, static_cast<int64_t>(capacity));
+  out[0] = '\0';
+  if (limit == 0)
+    return;
+  // The bytes the escaping may look at: inlen, limited as it limits it.
+  size_t longest = capacity - 1;
+  size_t wanted =
+      inlen <= 0 || static_cast<uint64_t>(inlen) > longest ? longest : static_cast<size_t>(inlen);
+  std::vector<char> bytes(wanted);
+  size_t readable = copyReadable(static_cast<uint64_t>(addr), bytes.data(), wanted);
+  if (sonde_str_buffer_quoted(bytes.data(), static_cast<int64_t>(readable), inlen, limit, out,
+                              capacity) < 0)
+    std::snprintf(out, static_cast<size_t>(limit), "0x%" PRIx64, static_cast<uint64_t>(addr));
 }
 
 #define SONDE_USER_READ(name, type)                                                                \

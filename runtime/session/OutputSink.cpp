@@ -31,6 +31,16 @@ bool OutputSink::rotate(const std::string &base, uint64_t maxBytes, uint32_t kee
   return openPart(error);
 }
 
+void OutputSink::adopt(const std::string &path) {
+  rotateBase_ = path;
+  part_ = 1; // the adopted file is the first; the next is path.1
+}
+
+bool OutputSink::switchFile(std::string *error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return rotateBase_.empty() || openPart(error);
+}
+
 bool OutputSink::openPart(std::string *error) {
   std::string path = rotateBase_ + "." + std::to_string(part_);
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -50,7 +60,7 @@ bool OutputSink::openPart(std::string *error) {
 
 void OutputSink::write(const char *data, size_t size) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!rotateBase_.empty()) {
+  if (rotateBytes_ > 0) {
     std::string ignored; // a file that cannot be opened keeps output in the current one
     if (written_ > 0 && written_ + size > rotateBytes_)
       openPart(&ignored);

@@ -20,6 +20,13 @@ public:
   // `maxBytes` (whole writes: a handler's output is never split), keeping the
   // newest `keep` files (0: all). Opens the first file.
   bool rotate(const std::string &base, uint64_t maxBytes, uint32_t keep, std::string *error);
+  // -o FILE without -S: the sink owns the descriptor, opened on `path`, and
+  // switchFile() moves on to `path`.1, .2, ... (stap's names).
+  void adopt(const std::string &path);
+  // switch_file(): the next file now, even if this one is empty. Without a file
+  // (stdout) nothing happens. False (with the reason) if the next file cannot be
+  // opened; the output then stays where it was.
+  bool switchFile(std::string *error);
   // Writes all of [data, data+size); a failing descriptor (closed pipe) drops output
   // rather than stopping the session, as stap's consumer does.
   void write(const char *data, size_t size);
@@ -31,7 +38,7 @@ private:
   bool openPart(std::string *error);
 
   int fd_;
-  // -S: the files written so far (the current one is part_ - 1).
+  // -S or adopt(): the files written so far (the current one is part_ - 1).
   std::string rotateBase_;
   uint64_t rotateBytes_ = 0, written_ = 0;
   uint32_t rotateKeep_ = 0, part_ = 0;

@@ -1,6 +1,7 @@
 #include "runtime/session/ProbeRunner.h"
 
 #include "runtime/session/RecordWriter.h"
+#include "runtime/session/SessionRequests.h"
 
 #include <string>
 
@@ -34,6 +35,8 @@ void finishFailedHandler(Runtime &rt, const sonde_context &ctx) {
 void runProbe(Runtime &rt, uint32_t index, int64_t actions) {
   runHandler(rt, rt.thread(), rt.module->probe(index).handler, index, actions, nullptr,
              FlushPolicy::AfterHandler);
+  if (rt.requests)
+    rt.requests->serve(); // system() commands start after the handler, as in stap
 }
 
 void runGlobalInitializer(Runtime &rt) {

@@ -97,7 +97,7 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
       out->records_ = std::make_unique<TextRecordSink>(text);
     }
     if (options.consumer) {
-      out->records_ = options.consumer(clock, std::move(out->records_), error);
+      out->records_ = options.consumer(clock, text, std::move(out->records_), error);
       if (!out->records_)
         return nullptr;
     }

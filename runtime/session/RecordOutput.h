@@ -33,8 +33,9 @@ struct RecordOptions {
   std::optional<std::string> ctfDirectory; // --format=ctf -o DIR
   bool verbose = false;                    // -v: per-ring lines in the summary
   // --lua: the sink that takes the decoded records instead, given the text
-  // sink to fall back on; null (with a reason) if it cannot start.
-  std::function<std::unique_ptr<RecordSink>(const sonde_trace_clock &clock,
+  // sink to fall back on and the output both write; null (with a reason) if
+  // it cannot start.
+  std::function<std::unique_ptr<RecordSink>(const sonde_trace_clock &clock, OutputSink &output,
                                             std::unique_ptr<RecordSink> text, std::string *error)>
       consumer;
 };

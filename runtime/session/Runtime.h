@@ -21,6 +21,7 @@ struct Runtime;
 struct RecordTransport;
 class KernelProbes;
 class RecordWriter;
+class SessionRequests;
 
 // The captures of a thread's last `=~` (RegexMatch.cpp), for matched() and ngroups().
 struct RegexCaptures {
@@ -72,6 +73,9 @@ struct Runtime {
   const RecordTransport *records = nullptr;
   // Kernel probes of the script, if any (KernelProbes.h).
   KernelProbes *kernel = nullptr;
+  // In sonde: where system() and switch_file() go (SessionRequests.h); null in
+  // traced processes, which post them to the segment's mailbox.
+  SessionRequests *requests = nullptr;
 
   uint32_t maxStringLen() const { return module->layout().limits().max_string_len; }
   // This thread's scratch for this runtime (created on first use).

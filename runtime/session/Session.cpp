@@ -4,6 +4,8 @@
 
 #include "runtime/session/GlobalDisplay.h"
 #include "runtime/session/ProbeRunner.h"
+#include "runtime/session/SessionFacts.h"
+#include "runtime/session/SessionRequests.h"
 #include "runtime/session/TargetProcess.h"
 #include "runtime/session/TimerScheduler.h"
 
@@ -196,6 +198,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     err << "sonde: cannot create the script state: " << error << "\n";
     return 1;
   }
+  captureSessionFacts(segment->abi());
 
   int outFd = STDOUT_FILENO;
   if (options.outputFile && !options.rotation &&
@@ -209,6 +212,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     }
   }
   OutputSink sink(outFd);
+  if (outFd != STDOUT_FILENO)
+    sink.adopt(*options.outputFile); // closes it; switch_file() moves to FILE.1
   if (options.rotation && !sink.rotate(*options.outputFile, options.rotation->first << 20,
                                        options.rotation->second, &error)) {
     err << "sonde: -S: " << error << "\n";
@@ -289,6 +294,11 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     uint64_t one = 1;
     (void)!write(wakeFd, &one, sizeof one);
   };
+  // After the record output: its thread, which drains records, ends first.
+  SessionRequests requests(rt, records.get());
+  rt.requests = &requests;
+  if (target)
+    requests.start(); // traced processes' system() and switch_file()
 
   // Script initializers first, then -G overrides, then begin probes.
   runGlobalInitializer(rt);
@@ -367,6 +377,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     for (uint32_t probe : probesOfKind(*module, SONDE_PROBE_ERROR))
       runProbe(rt, probe, actions);
   sonde_session_set_state(seg, SONDE_SESSION_STOPPED);
+  requests.stop();
   rt.thread().output->flush(sink);
   bool recordsOk = true;
   if (records) {
@@ -377,8 +388,6 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   close(signalFd);
   close(wakeFd);
   pthread_sigmask(SIG_SETMASK, &oldMask, nullptr);
-  if (outFd != STDOUT_FILENO)
-    close(outFd);
 
   int status = 0;
   if (target)

@@ -61,6 +61,13 @@ size_t sonde_str_text_strn(const char *s, int64_t len, int64_t quoted, char *out
 // string_quoted(s): text_strn(s, 0, 1).
 size_t sonde_str_string_quoted(const char *s, char *out, size_t cap);
 
+// user_buffer_quoted's text: the first inlen bytes of buf (<= 0 or too large:
+// cap - 1), NULs included (as \0), quoted into at most outlen bytes like
+// text_strn. Only `readable` bytes of buf may be read: -1 (stap's fault) if the
+// text needs more, else the length written.
+int64_t sonde_str_buffer_quoted(const char *buf, int64_t readable, int64_t inlen, int64_t outlen,
+                                char *out, size_t cap);
+
 // ------------------------------------------------------------------ tokenize.stp
 
 // tokenize()'s state between calls; lives in the caller's per-thread context.

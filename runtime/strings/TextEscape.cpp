@@ -1,15 +1,20 @@
-// text_str, text_strn, string_quoted: stap's _stp_text_str (runtime/stp_string.c),
-// which escapes a string for display and can quote and shorten it.
+// text_str, text_strn, string_quoted, user_buffer_quoted: stap's _stp_text_str
+// (runtime/stp_string.c), which escapes a string (or a buffer, NULs included)
+// for display and can quote and shorten it.
 #include "runtime/strings/StringAbi.h"
 
 #include <cstdint>
+#include <limits>
 
 namespace {
 
 // Decodes one UTF-8 sequence at in (at most `size` bytes) into *c and returns its
 // length. Anything but a well-formed, shortest-form 2-4 byte sequence of a
-// non-surrogate code point up to U+10FFFF is one verbatim byte.
-int decodeUtf8(const unsigned char *in, int64_t size, int32_t *c) {
+// non-surrogate code point up to U+10FFFF is one verbatim byte. Reading a byte
+// at or past `readable` is a fault: -1.
+int decodeUtf8(const unsigned char *in, int64_t size, int64_t readable, int32_t *c) {
+  if (readable <= 0)
+    return -1;
   const unsigned char lead = in[0];
   int n = 1;
   int32_t cp = 0;
@@ -25,6 +30,8 @@ int decodeUtf8(const unsigned char *in, int64_t size, int32_t *c) {
   }
   bool wellFormed = n > 1;
   for (int i = 1; wellFormed && i < n; ++i) {
+    if (i >= readable)
+      return -1;
     if ((in[i] & 0xC0) != 0x80)
       wellFormed = false;
     else
@@ -62,8 +69,10 @@ char hexDigit(int32_t nibble) {
 
 // The escaping core. `maxString` is MAXSTRINGLEN (the output capacity); inLimit
 // and outLimit are stap's inlen/outlen (<= 0 or too large mean maxString - 1).
-size_t textStr(const char *input, int64_t inLimit, int64_t outLimit, bool quoted, char *out,
-               size_t maxString) {
+// A `buffer` goes on past NUL bytes, of which only the first `readable` bytes may
+// be read. Returns the length written, or -1 when the input needed more.
+int64_t textStr(const char *input, int64_t inLimit, int64_t outLimit, bool quoted, bool buffer,
+                int64_t readable, char *out, size_t maxString) {
   if (maxString == 0)
     return 0;
   const int64_t longest = static_cast<int64_t>(maxString) - 1;
@@ -84,11 +93,14 @@ size_t textStr(const char *input, int64_t inLimit, int64_t outLimit, bool quoted
   const auto *in = reinterpret_cast<const unsigned char *>(input);
   int32_t c = 0;
   while (inlen > 0) {
-    const int n = decodeUtf8(in, inlen, &c);
-    if (c == 0 || outlen <= 0)
+    const int n = decodeUtf8(in, inlen, readable, &c);
+    if (n < 0)
+      return -1;
+    if ((c == 0 && !buffer) || outlen <= 0)
       break;
     in += n;
     inlen -= n;
+    readable -= n;
     int64_t num = 1;
     if (n > 1) {
       num = c <= 0xFFFF ? 6 : 10; // \uXXXX or \UXXXXXXXX
@@ -112,6 +124,8 @@ size_t textStr(const char *input, int64_t inLimit, int64_t outLimit, bool quoted
         put(hexDigit((c >> (i * 4)) & 0xF));
     } else if (shortEscape(c) != 0) {
       put(shortEscape(c));
+    } else if (c == 0) {
+      put('0'); // stap writes a NUL as \0, though it counts 4 bytes for it
     } else {
       put(static_cast<char>('0' + ((c >> 6) & 3)));
       put(static_cast<char>('0' + ((c >> 3) & 7)));
@@ -133,22 +147,30 @@ size_t textStr(const char *input, int64_t inLimit, int64_t outLimit, bool quoted
     }
   }
   out[o] = '\0';
-  return o;
+  return static_cast<int64_t>(o);
 }
+
+constexpr int64_t kInMemory = std::numeric_limits<int64_t>::max();
 
 } // namespace
 
 extern "C" size_t sonde_str_text_str(const char *s, char *out, size_t cap) {
-  return textStr(s, 0, 0, false, out, cap);
+  return static_cast<size_t>(textStr(s, 0, 0, false, false, kInMemory, out, cap));
 }
 
 extern "C" size_t sonde_str_text_strn(const char *s, int64_t len, int64_t quoted, char *out,
                                       size_t cap) {
   // stap clamps len to [0, MAXSTRINGLEN] before passing it on as outlen.
   const int64_t limit = len < 0 ? 0 : len;
-  return textStr(s, 0, limit, quoted != 0, out, cap);
+  return static_cast<size_t>(textStr(s, 0, limit, quoted != 0, false, kInMemory, out, cap));
 }
 
 extern "C" size_t sonde_str_string_quoted(const char *s, char *out, size_t cap) {
-  return textStr(s, static_cast<int64_t>(cap), static_cast<int64_t>(cap), true, out, cap);
+  return static_cast<size_t>(textStr(s, static_cast<int64_t>(cap), static_cast<int64_t>(cap), true,
+                                     false, kInMemory, out, cap));
+}
+
+extern "C" int64_t sonde_str_buffer_quoted(const char *buf, int64_t readable, int64_t inlen,
+                                           int64_t outlen, char *out, size_t cap) {
+  return textStr(buf, inlen, outlen, true, true, readable, out, cap);
 }

@@ -13,8 +13,8 @@
 namespace sonde::values {
 
 inline constexpr char kSegmentMagic[8] = {'S', 'O', 'N', 'D', 'E', 'S', 'E', 'G'};
-inline constexpr uint32_t kSegmentVersion = 1;
-inline constexpr uint64_t kSegmentHeaderSize = 4096;
+inline constexpr uint32_t kSegmentVersion = 2;
+inline constexpr uint64_t kSegmentHeaderSize = 16384;
 inline constexpr uint32_t kMaxKeys = 9;
 inline constexpr uint32_t kMaxAgents = 256;    // traced processes (a target and its fork children)
 inline constexpr uint32_t kMaxBuckets = 128;   // stap's STP_MAX_BUCKETS and HIST_LOG_BUCKETS
@@ -23,6 +23,37 @@ inline constexpr uint32_t kLogBucketZero = 64; // stap's HIST_LOG_BUCKET0
 static_assert(std::atomic<uint32_t>::is_always_lock_free &&
                   std::atomic<uint64_t>::is_always_lock_free,
               "shared-memory atomics must be address-free");
+
+// What sonde knew when the session started, for handlers in every process (stap's
+// staprun hands the same to its module): the invoking user and the time zone.
+struct SessionFacts {
+  uint32_t consumerUid;  // is_myproc()
+  int32_t tzSecondsWest; // tz_gmtoff()
+  char tzName[32];       // tz_name()
+};
+
+// Requests handlers send the sonde process (SessionMailbox.h): a bounded queue
+// any process may post to, sonde alone takes from.
+inline constexpr uint32_t kMailboxSlots = 16;
+inline constexpr uint32_t kMailboxText = 512; // a default MAXSTRINGLEN string
+
+struct MailboxSlot {
+  // Round r of this slot (its positions p with p / kMailboxSlots == r): 2r while
+  // free for p, 2r + 1 once p is written. All zeros is an empty mailbox.
+  std::atomic<uint64_t> stamp;
+  uint32_t kind;
+  uint32_t length;
+  char text[kMailboxText];
+};
+
+struct Mailbox {
+  std::atomic<uint64_t> head; // the next position to write
+  std::atomic<uint64_t> tail; // the next position to take (sonde)
+  // Futex words (mod 2^32): posts so far (and wake-ups of sonde), requests served.
+  std::atomic<uint32_t> posted;
+  std::atomic<uint32_t> served;
+  MailboxSlot slots[kMailboxSlots];
+};
 
 struct SegmentHeader {
   char magic[8];
@@ -42,6 +73,8 @@ struct SegmentHeader {
   // in a free slot. sonde waits for them to detach before end probes run; a
   // slot whose process died (a crashed target) no longer counts.
   std::atomic<uint32_t> agentPids[kMaxAgents];
+  SessionFacts facts;
+  Mailbox mailbox;
 };
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
 

@@ -1,6 +1,6 @@
-// text_str, text_strn, string_quoted: stap's _stp_text_str. Expectations marked
-// [stap-ref] were printed by stap-ref; the others by stap's _stp_text_str
-// (runtime/stp_string.c, systemtap 4.8) compiled on the same inputs.
+// text_str, text_strn, string_quoted, user_buffer_quoted: stap's _stp_text_str.
+// Expectations marked [stap-ref] were printed by stap-ref; the others by stap's
+// _stp_text_str (runtime/stp_string.c, systemtap 4.8) compiled on the same inputs.
 #include "StringsTestSupport.h"
 #include "runtime/strings/StringAbi.h"
 
@@ -67,6 +67,37 @@ TEST(StringsTextEscape, StringQuoted) {
   const std::string q = quoted(x.c_str());
   EXPECT_EQ(q.size(), 511u);
   EXPECT_EQ(q.substr(q.size() - 6), "xx\"...");
+}
+
+// user_buffer_quoted: _stp_text_str with buffer=1 (4.8) on the same bytes, of
+// which the first `readable` could be read (a fault past them).
+std::string bufferQuoted(const std::string &bytes, int64_t readable, int64_t inlen,
+                         int64_t outlen) {
+  char out[512];
+  if (sonde_str_buffer_quoted(bytes.data(), readable, inlen, outlen, out, sizeof out) < 0)
+    return "FAULT";
+  return out;
+}
+
+TEST(StringsTextEscape, BufferQuotedGoesPastNuls) {
+  using namespace std::string_literals;
+  EXPECT_EQ(bufferQuoted("hello\0world"s, 12, 12, 100), "\"hello\\0world\\0\"");
+  EXPECT_EQ(bufferQuoted("a\0"s
+                         "6b",
+                         4, 4, 100),
+            "\"a\\06b\"");
+  EXPECT_EQ(bufferQuoted("\x01\x7f\xff\n", 4, 4, 100), "\"\\001\\177\\377\\n\"");
+  // A NUL counts 4 bytes of outlen, as stap's \ooo escapes do.
+  EXPECT_EQ(bufferQuoted("abc\0\0\0\0\0"s, 8, 8, 10), "\"abc\\0\"");
+  EXPECT_EQ(bufferQuoted("with spaces and \"quotes\"", 25, 25, 12), "\"with sp\"...");
+  EXPECT_EQ(bufferQuoted("caf\xc3\xa9 na\xc3\xafve", 13, 13, 12), "\"caf\"...");
+}
+
+TEST(StringsTextEscape, BufferQuotedFaultsPastTheReadableBytes) {
+  EXPECT_EQ(bufferQuoted("abcdef", 3, 6, 100), "FAULT");
+  EXPECT_EQ(bufferQuoted("ab\xc3\xa9", 3, 4, 100), "FAULT"); // within a UTF-8 sequence
+  EXPECT_EQ(bufferQuoted("abcdef", 3, 6, 5), "FAULT");       // stap reads before it stops
+  EXPECT_EQ(bufferQuoted("abcdef", 3, 3, 100), "\"abc\"");
 }
 
 } // namespace

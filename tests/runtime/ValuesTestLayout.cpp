@@ -141,7 +141,7 @@ TEST(ValuesLayout, AttachRefusesForeignSegments) {
   EXPECT_EQ(error, "state segment built for another script");
   int fd = memfd_create("not-sonde", MFD_CLOEXEC);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(ftruncate(fd, 8192), 0);
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(kSegmentHeaderSize)), 0);
   EXPECT_FALSE(Segment::attach(fd, 0, &error));
   EXPECT_EQ(error, "not a sonde state segment");
   close(fd);
