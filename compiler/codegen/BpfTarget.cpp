@@ -222,6 +222,8 @@ private:
       unsupported_ = construct;
   }
   void defineConstant(llvm::Module &m, const char *name, uint64_t value);
+  bool defineTaskOffsets(llvm::Module &m, std::string *error);
+  void defineProbeNames(llvm::Module &m, const std::vector<Entry> &entries);
   void emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction);
 
   std::unique_ptr<llvm::TargetMachine> tm_;
@@ -250,6 +252,85 @@ void BpfTargetImpl::defineConstant(llvm::Module &m, const char *name, uint64_t v
   g->setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
+// Where the ids built-ins (BpfTask.h) find what they read in this kernel's
+// structures: the offsets of its BTF, defined when a script uses one.
+bool BpfTargetImpl::defineTaskOffsets(llvm::Module &m, std::string *error) {
+  struct Offset {
+    const char *constant, *type, *member;
+  };
+  static const Offset kOffsets[] = {
+      {"sonde_cfg_task_real_parent", "task_struct", "real_parent"},
+      {"sonde_cfg_task_group_leader", "task_struct", "group_leader"},
+      {"sonde_cfg_task_tgid", "task_struct", "tgid"},
+      {"sonde_cfg_task_comm", "task_struct", "comm"},
+      {"sonde_cfg_task_thread_pid", "task_struct", "thread_pid"},
+      {"sonde_cfg_task_signal", "task_struct", "signal"},
+      {"sonde_cfg_task_cred", "task_struct", "cred"},
+      {"sonde_cfg_signal_pids", "signal_struct", "pids"},
+      {"sonde_cfg_pid_level", "pid", "level"},
+      {"sonde_cfg_pid_numbers", "pid", "numbers"},
+      {"sonde_cfg_upid_ns", "upid", "ns"},
+      {"sonde_cfg_cred_uid", "cred", "uid"},
+      {"sonde_cfg_cred_gid", "cred", "gid"},
+      {"sonde_cfg_cred_euid", "cred", "euid"},
+      {"sonde_cfg_cred_egid", "cred", "egid"},
+      {"sonde_cfg_cred_user_ns", "cred", "user_ns"},
+      {"sonde_cfg_userns_uid_map", "user_namespace", "uid_map"},
+      {"sonde_cfg_userns_gid_map", "user_namespace", "gid_map"},
+      {"sonde_cfg_idmap_extent", "uid_gid_map", "extent"},
+      {"sonde_cfg_idmap_count", "uid_gid_map", "nr_extents"},
+  };
+  const probes::tracepoint::KernelBtf *btf = nullptr;
+  std::string why;
+  for (const Offset &o : kOffsets) {
+    if (!m.getGlobalVariable(o.constant))
+      continue;
+    if (!btf && !(btf = probes::tracepoint::KernelBtf::running(&why))) {
+      *error = "the ids built-ins (ppid(), pgrp(), euid(), ns_pid(), pexecname(), ...) in kernel "
+               "probes need the kernel's BTF" +
+               (why.empty() ? "" : ": " + why);
+      return false;
+    }
+    std::optional<uint32_t> offset = btf->memberOffset(o.type, o.member);
+    if (!offset) {
+      *error = std::string("the kernel's BTF has no struct ") + o.type + " member " + o.member +
+               ", which the ids built-ins in kernel probes read";
+      return false;
+    }
+    defineConstant(m, o.constant, *offset);
+  }
+  return true;
+}
+
+// void sonde_bpf_probe_name(u32 probe, u32 which, char *out), which pp() and
+// pn() call (BpfBuiltins.h): the probe's names as constants, by probe index.
+void BpfTargetImpl::defineProbeNames(llvm::Module &m, const std::vector<Entry> &entries) {
+  if (!m.getFunction("sonde_fn_pp_0") && !m.getFunction("sonde_fn_pn_0"))
+    return;
+  RuntimeBuilder b(m, *this);
+  auto *type =
+      llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), b.getInt32Ty(), b.ptrTy()}, false);
+  auto *fn =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, "sonde_bpf_probe_name", m);
+  llvm::Value *probe = fn->getArg(0), *which = fn->getArg(1), *out = fn->getArg(2);
+  auto *unknown = llvm::BasicBlock::Create(m.getContext(), "unknown", fn);
+  b.SetInsertPoint(unknown);
+  b.CreateStore(b.getInt8(0), out);
+  b.CreateRetVoid();
+  auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", fn, unknown);
+  b.SetInsertPoint(entry);
+  llvm::SwitchInst *cases = b.CreateSwitch(probe, unknown, entries.size());
+  for (const Entry &e : entries) {
+    auto *block = llvm::BasicBlock::Create(m.getContext(), "probe", fn, unknown);
+    cases->addCase(b.getInt32(e.probeIndex), block);
+    b.SetInsertPoint(block);
+    llvm::Value *name = b.CreateSelect(b.CreateICmpEQ(which, b.getInt32(0)),
+                                       stringConstant(b, e.pp), stringConstant(b, e.pn));
+    copyString(b, out, name, shape_.strCap);
+    b.CreateRetVoid();
+  }
+}
+
 // int sonde_probe_N(void *tracepoint) in section tracepoint/SYSTEM/EVENT, or
 // raw_tp/EVENT (its context the C arguments) for a probe that reads those.
 namespace {
@@ -258,7 +339,8 @@ namespace {
 // the program's entry can capture (bpf_get_stack needs the program context).
 bool readsKernelStack(llvm::Function *handler) {
   static const llvm::StringRef kReaders[] = {"sonde_fn_backtrace_0", "sonde_fn_callers_1",
-                                             "sonde_fn_print_backtrace_0"};
+                                             "sonde_fn_print_backtrace_0",
+                                             "sonde_fn_sprint_backtrace_0"};
   std::set<llvm::Function *> seen;
   std::vector<llvm::Function *> work{handler};
   while (!work.empty()) {
@@ -332,6 +414,7 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   }
   for (const Entry &e : entries)
     emitEntry(m, e, maxAction);
+  defineProbeNames(m, entries);
   auto *license = llvm::ConstantDataArray::getString(m.getContext(), "GPL");
   auto *lic = new llvm::GlobalVariable(m, license->getType(), true,
                                        llvm::GlobalValue::ExternalLinkage, license, "LICENSE");
@@ -365,21 +448,10 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
     }
     return false;
   }
-  if (m.getGlobalVariable("sonde_cfg_task_real_parent")) {
-    // ppid(): the task_struct offsets of this kernel.
-    std::string why;
-    const auto *btf = probes::tracepoint::KernelBtf::running(&why);
-    auto parent = btf ? btf->memberOffset("task_struct", "real_parent") : std::nullopt;
-    auto tgid = btf ? btf->memberOffset("task_struct", "tgid") : std::nullopt;
-    if (!parent || !tgid) {
-      error->message =
-          "ppid() in kernel probes needs the kernel's BTF" + (why.empty() ? "" : ": " + why);
-      return false;
-    }
-    defineConstant(m, "sonde_cfg_task_real_parent", *parent);
-    defineConstant(m, "sonde_cfg_task_tgid", *tgid);
-  }
+  if (!defineTaskOffsets(m, &error->message))
+    return false;
   defineConstant(m, "sonde_cfg_str_cap", shape_.strCap);
+  defineConstant(m, "sonde_cfg_stack_frames", shape_.stackFrames);
   defineConstant(m, "sonde_cfg_handler_strings", handlerStrings);
   defineConstant(m, "sonde_cfg_str_column", shape_.strColumn);
   defineConstant(m, "sonde_cfg_key_bytes", shape_.keyBytes);

@@ -25,6 +25,7 @@ public:
     llvm::Function *handler;
     std::string system, event;
     bool readsArguments = false; // a raw tracepoint program (the C arguments)
+    std::string pp, pn;          // pp() and pn() of the probe
   };
   // Why finish() failed, and the probe to point at when one is to blame.
   struct FinishError {

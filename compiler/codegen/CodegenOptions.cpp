@@ -33,7 +33,7 @@ const LimitSpec kLimits[] = {
     {"MAXNESTING", 0, 100000, nullptr},
     {"HIST_ELISION", std::numeric_limits<int32_t>::min(), kI32Max, nullptr},
     {"MINSTACKSPACE", 0, std::numeric_limits<int64_t>::max(), nullptr},
-    {"MAXBACKTRACE", 0, std::numeric_limits<int64_t>::max(), nullptr},
+    {"MAXBACKTRACE", 1, 4096, &sonde_limits::max_backtrace},
     {"STP_OVERLOAD_THRESHOLD", 0, std::numeric_limits<int64_t>::max(), nullptr},
     {"STP_OVERLOAD_INTERVAL", 0, std::numeric_limits<int64_t>::max(), nullptr},
     {"STP_NO_OVERLOAD", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),

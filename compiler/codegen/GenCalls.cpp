@@ -76,6 +76,32 @@ Value IrGenerator::callUserFunction(ast::FunctionCall &c) {
   return {phi, ast::Type::Long};
 }
 
+namespace {
+
+// Why a built-in this runtime lacks cannot be called here, in one line.
+std::string unavailableBuiltin(const sema::BuiltinFunction &bf, bool inKernel) {
+  std::string head = "function '" + std::string(bf.name) + "' ";
+  if (inKernel && bf.scope == sema::BuiltinScope::User)
+    return head + "reads a traced process and is only available in userspace probes";
+  if (!inKernel && bf.scope == sema::BuiltinScope::Kernel)
+    return head + "reads kernel state and is only available in kernel probes";
+  if (inKernel) {
+    static const std::pair<const char *, const char *> kWhy[] = {
+        {"matched", "regular expressions run in sonde, not in kernel probes"},
+        {"matched_str", "regular expressions run in sonde, not in kernel probes"},
+        {"ngroups", "regular expressions run in sonde, not in kernel probes"},
+        {"pid2execname", "a tracepoint program cannot look up another task by pid"},
+    };
+    for (const auto &[name, why] : kWhy)
+      if (bf.name == name)
+        return head + "is not available in kernel probes: " + why +
+               " (call it in an end or timer probe)";
+  }
+  return head + "is not available " + (inKernel ? "in kernel probes" : "in this runtime");
+}
+
+} // namespace
+
 // RET sonde_fn_<name>_<argc>(ctx, [char *out,] args..., uint32_t loc), checked
 // against what this runtime exports.
 Value IrGenerator::callBuiltin(ast::FunctionCall &c) {
@@ -86,9 +112,7 @@ Value IrGenerator::callBuiltin(ast::FunctionCall &c) {
   }
   std::string symbol = SONDE_BUILTIN_PREFIX + c.name + "_" + std::to_string(c.args.size());
   if (!target_.providesBuiltin(symbol)) {
-    fail("function '" + c.name + "' is not supported " +
-             (target_.inKernel() ? "in kernel probes" : "by this runtime") + " yet",
-         c.tok);
+    fail(unavailableBuiltin(*bf, target_.inKernel()), c.tok);
     return {};
   }
   std::vector<llvm::Type *> params{b_.ptrTy()};

@@ -1,6 +1,7 @@
 #include "probes/tracepoint/KernelProbeSet.h"
 
 #include "runtime/bpf/BpfAbi.h"
+#include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/LoadedModule.h"
 #include "runtime/session/ProbeRunner.h"
 #include "runtime/symbols/KernelSymbols.h"
@@ -19,6 +20,7 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <unistd.h>
 
 namespace sonde::probes::tracepoint {
 
@@ -136,6 +138,7 @@ bool KernelProbeSet::start(session::Runtime &rt, std::string *error) {
   sonde_bpf_control control{};
   control.target_pid = rt.target;
   control.consumer_pid = rt.consumerPid;
+  control.consumer_uid = getuid();
   control.realtime_offset_ns = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
   control.running = 1;
   control.max_errors = rt.module->layout().limits().max_errors;
@@ -325,6 +328,22 @@ void KernelProbeSet::record(const char *data, size_t size) {
     ts.flushOutput(*rt_->output);
     return;
   }
+  case SONDE_BPF_RECORD_SYSTEM: {
+    std::string command = recordString(data, size, sizeof r);
+    sonde_fn_system_1(&ctx, command.c_str(), 0);
+    return;
+  }
+  case SONDE_BPF_RECORD_PRINT_STACK: {
+    std::string stack = recordString(data, size, sizeof r);
+    sonde_fn_print_stack_1(&ctx, stack.c_str(), 0);
+    ts.flushOutput(*rt_->output);
+    return;
+  }
+  case SONDE_BPF_RECORD_SWITCH_FILE:
+    // What the handlers printed before it belongs in the file being closed.
+    ts.flushOutput(*rt_->output);
+    sonde_fn_switch_file_0(&ctx, 0);
+    return;
   case SONDE_BPF_RECORD_EXIT:
     sonde_session_request_exit(rt_->segment->abi());
     if (rt_->wake)

@@ -44,9 +44,11 @@ typedef struct sonde_bpf_global {
  * then the kernel stack of handlers that use one: a depth (int64) and up to
  * SONDE_BPF_MAX_BACKTRACE addresses, captured at entry. */
 #define SONDE_BPF_CONTEXT_CLEARED 128u
-#define SONDE_BPF_MAX_BACKTRACE 20u /* stap's MAXBACKTRACE */
+#define SONDE_BPF_MAX_BACKTRACE 20u /* the most frames MAXBACKTRACE keeps in the kernel */
 #define SONDE_BPF_STACK_OFFSET SONDE_BPF_CONTEXT_CLEARED
-#define SONDE_BPF_CONTEXT_BYTES (SONDE_BPF_STACK_OFFSET + 8u + 8u * SONDE_BPF_MAX_BACKTRACE)
+/* sprint_stack() parses its string into room of the same size. */
+#define SONDE_BPF_PARSED_STACK_OFFSET (SONDE_BPF_STACK_OFFSET + 8u + 8u * SONDE_BPF_MAX_BACKTRACE)
+#define SONDE_BPF_CONTEXT_BYTES (SONDE_BPF_PARSED_STACK_OFFSET + 8u * SONDE_BPF_MAX_BACKTRACE)
 /* The largest per-CPU map value, so the largest scratch (PCPU_MIN_UNIT_SIZE). */
 #define SONDE_BPF_MAX_SCRATCH_BYTES 32768u
 
@@ -60,18 +62,29 @@ typedef struct sonde_bpf_control {
   uint32_t max_errors;        /* MAXERRORS: the handlers stop themselves past it */
   uint64_t errors;            /* errors raised by the handlers */
   int64_t consumer_pid;       /* stp_pid(): the sonde process */
-  uint64_t pad[2];
+  int64_t consumer_uid;       /* is_myproc(): sonde's real uid */
+  uint64_t pad;
 } sonde_bpf_control;
 #define SONDE_BPF_CONTROL_BYTES 64u
 
 /* Record kinds in sonde_events. */
 enum sonde_bpf_record_kind {
-  SONDE_BPF_RECORD_PRINTF = 1, /* format id, then the arguments */
-  SONDE_BPF_RECORD_ERROR = 2,  /* a handler ended with ctx->error set */
-  SONDE_BPF_RECORD_EXIT = 3,   /* exit() */
-  SONDE_BPF_RECORD_WARN = 4,   /* warn(text): the text as a string (u16 length, bytes) */
-  SONDE_BPF_RECORD_LOG = 5,    /* log(text): likewise */
-  SONDE_BPF_RECORD_STACK = 6,  /* print_backtrace(): a depth (uint64), the addresses */
+  SONDE_BPF_RECORD_PRINTF = 1,      /* format id, then the arguments */
+  SONDE_BPF_RECORD_ERROR = 2,       /* a handler ended with ctx->error set */
+  SONDE_BPF_RECORD_EXIT = 3,        /* exit() */
+  SONDE_BPF_RECORD_WARN = 4,        /* warn(text): the text as a string (u16 length, bytes) */
+  SONDE_BPF_RECORD_LOG = 5,         /* log(text): likewise */
+  SONDE_BPF_RECORD_STACK = 6,       /* print_backtrace(): a depth (uint64), the addresses */
+  SONDE_BPF_RECORD_SYSTEM = 7,      /* system(command): the command as a string, as warn's */
+  SONDE_BPF_RECORD_SWITCH_FILE = 8, /* switch_file() */
+  SONDE_BPF_RECORD_PRINT_STACK = 9, /* print_stack(stk): stk as a string */
+};
+
+/* How a symbolized kernel stack names an address it cannot name
+ * (symbols::SymbolStyle): " 0xADDR" or " 0xADDR : 0xADDR". */
+enum sonde_bpf_stack_style {
+  SONDE_BPF_STACK_FULL = 0,  /* sprint_backtrace() */
+  SONDE_BPF_STACK_SAVED = 1, /* sprint_stack(stk), symdata() */
 };
 
 /* Every record starts with this header. */

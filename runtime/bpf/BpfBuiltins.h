@@ -11,16 +11,6 @@ int64_t sonde_fn_tid_0(sonde_context *ctx, uint32_t loc) {
   (void)ctx, (void)loc;
   return (int64_t)(uint32_t)bpf_get_current_pid_tgid();
 }
-int64_t sonde_fn_ppid_0(sonde_context *ctx, uint32_t loc) {
-  (void)ctx, (void)loc;
-  const char *task = (const char *)bpf_get_current_task();
-  const char *parent = 0;
-  int32_t tgid = 0;
-  if (bpf_probe_read_kernel(&parent, sizeof parent, task + sonde_cfg_task_real_parent) < 0 ||
-      bpf_probe_read_kernel(&tgid, sizeof tgid, parent + sonde_cfg_task_tgid) < 0)
-    return 0;
-  return tgid;
-}
 int64_t sonde_fn_uid_0(sonde_context *ctx, uint32_t loc) {
   (void)ctx, (void)loc;
   return (int64_t)(uint32_t)bpf_get_current_uid_gid();
@@ -325,3 +315,17 @@ SONDE_BPF_READ(sonde_fn_kernel_short_1, short, 0, 1)
 SONDE_BPF_READ(sonde_fn_kernel_int_1, int, 0, 1)
 SONDE_BPF_READ(sonde_fn_kernel_long_1, long, 0, 1)
 SONDE_BPF_READ(sonde_fn_kernel_pointer_1, unsigned long, 0, 1)
+
+/* ------------------------------------------------------------------ probe names */
+
+/* Defined by BpfTarget for the script: probe `probe`'s pp() (which 0) or pn(). */
+void sonde_bpf_probe_name(uint32_t probe, uint32_t which, char *out);
+
+void sonde_fn_pp_0(sonde_context *ctx, char *out, uint32_t loc) {
+  (void)loc;
+  sonde_bpf_probe_name(ctx->probe_index, 0, out);
+}
+void sonde_fn_pn_0(sonde_context *ctx, char *out, uint32_t loc) {
+  (void)loc;
+  sonde_bpf_probe_name(ctx->probe_index, 1, out);
+}

@@ -183,6 +183,20 @@ void sonde_fn_log_1(sonde_context *ctx, const char *message, uint32_t loc) {
   textRecord(ctx, SONDE_BPF_RECORD_LOG, message);
 }
 
+/* system() and switch_file(): sonde carries them out as their records arrive. */
+void sonde_fn_system_1(sonde_context *ctx, const char *command, uint32_t loc) {
+  (void)loc;
+  textRecord(ctx, SONDE_BPF_RECORD_SYSTEM, command);
+}
+void sonde_fn_switch_file_0(sonde_context *ctx, uint32_t loc) {
+  (void)loc;
+  char *rec = recordArea((char *)ctx);
+  sonde_bpf_record *r = (sonde_bpf_record *)rec;
+  fillHeader(r, SONDE_BPF_RECORD_SWITCH_FILE, ctx->probe_index);
+  r->size = sizeof *r;
+  emit(rec, sizeof *r);
+}
+
 void sonde_fn_exit_0(sonde_context *ctx, uint32_t loc) {
   (void)loc;
   sonde_globals.running = 0;

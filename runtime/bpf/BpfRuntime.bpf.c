@@ -17,15 +17,13 @@
 
 /* Set by BpfTarget for the script being compiled. */
 extern const uint32_t sonde_cfg_str_cap;       /* MAXSTRINGLEN */
+extern const uint32_t sonde_cfg_stack_frames;  /* MAXBACKTRACE, at most SONDE_BPF_MAX_BACKTRACE */
 extern const uint32_t sonde_cfg_str_column;    /* a string key column: MAXSTRINGLEN, 8-aligned */
 extern const uint32_t sonde_cfg_key_bytes;     /* the array/aggregate key, id included */
 extern const uint32_t sonde_cfg_value_bytes;   /* an array value, also the aggregate block */
 extern const uint32_t sonde_cfg_record_offset; /* where the record is built */
 extern const uint32_t sonde_cfg_record_bytes;  /* the largest record */
 extern const uint32_t sonde_cfg_record_mask;   /* bit_ceil(record bytes) - 1 */
-/* struct task_struct's real_parent and tgid, from the kernel's BTF (ppid()). */
-extern const uint32_t sonde_cfg_task_real_parent;
-extern const uint32_t sonde_cfg_task_tgid;
 extern sonde_bpf_control sonde_globals; /* .bss: control, then the scalars */
 /* .rodata zeros, as many as the larger of a key and a value: BPF cannot memset
  * more than 1 KiB in one go, so keys and values are cleared by copying these. */
@@ -66,6 +64,8 @@ struct {
 #include "runtime/bpf/BpfOutput.h"
 
 #include "runtime/bpf/BpfBuiltins.h"
+
+#include "runtime/bpf/BpfTask.h"
 
 #include "runtime/bpf/BpfStacks.h"
 

@@ -9,6 +9,7 @@ namespace sonde::bpf {
 KernelStateShape KernelStateShape::of(const values::GlobalLayout &layout) {
   KernelStateShape s;
   s.strCap = layout.limits().max_string_len;
+  s.stackFrames = std::min<uint32_t>(layout.limits().max_backtrace, SONDE_BPF_MAX_BACKTRACE);
   s.strColumn = (s.strCap + 7) & ~7u;
   uint64_t arrays = 0, aggregates = 0;
   for (const values::GlobalDesc &g : layout.globals()) {

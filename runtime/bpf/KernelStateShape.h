@@ -18,6 +18,7 @@ inline constexpr uint32_t kStatBlockBytes = 64 + 8 * 128;
 struct KernelStateShape {
   uint32_t strCap = 0;    // MAXSTRINGLEN
   uint32_t strColumn = 0; // a string key column or value: MAXSTRINGLEN rounded up to 8
+  uint32_t stackFrames = 0; // MAXBACKTRACE, at most the context's room for a stack
   // Scalar long/string globals: offset after the control head, per layout
   // index (-1 for arrays and stats).
   std::vector<int64_t> scalarOffset;

@@ -19,13 +19,12 @@
 #include <string>
 #include <string_view>
 #include <unistd.h>
+#include <vector>
 
 using namespace sonde::session;
 using sonde::symbols::SymbolStyle;
 
 namespace {
-
-constexpr size_t kMaxBacktrace = 20; // stap's MAXBACKTRACE
 
 const sonde_marker_site *markerSite(sonde_context *ctx) {
   return runtimeOf(ctx).module->markerSite(ctx->probe_index);
@@ -38,7 +37,7 @@ uint64_t markerAddress(sonde_context *ctx) {
 }
 
 struct UserStack {
-  uint64_t pcs[kMaxBacktrace];
+  std::vector<uint64_t> pcs; // room for MAXBACKTRACE frames
   size_t depth = 0;
   bool present = false; // a user context exists
 };
@@ -51,9 +50,11 @@ UserStack unwind(sonde_context *ctx, uint32_t loc) {
   if (!pc)
     return s;
   s.present = true;
+  s.pcs.resize(runtimeOf(ctx).module->layout().limits().max_backtrace);
   std::string error;
   s.depth = sonde::symbols::unwindFromMarker(
-      *static_cast<const sonde_marker_frame *>(ctx->probe_data), pc, s.pcs, kMaxBacktrace, &error);
+      *static_cast<const sonde_marker_frame *>(ctx->probe_data), pc, s.pcs.data(), s.pcs.size(),
+      &error);
   if (!error.empty())
     sonde_raise_message(ctx, error.c_str(), loc);
   return s;

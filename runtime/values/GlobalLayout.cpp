@@ -138,6 +138,7 @@ sonde_limits defaultLimits() {
   l.max_skipped = 100;
   l.hist_elision = 2;
   l.suppress_time_limits = 0;
+  l.max_backtrace = 20;
   return l;
 }
 

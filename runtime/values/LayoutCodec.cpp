@@ -72,6 +72,7 @@ void writeLimits(Writer &w, const sonde_limits &l) {
   w.num(l.max_skipped);
   w.num(l.hist_elision);
   w.num(l.suppress_time_limits);
+  w.num(l.max_backtrace);
 }
 
 void readLimits(Reader &r, sonde_limits &l) {
@@ -85,6 +86,7 @@ void readLimits(Reader &r, sonde_limits &l) {
   r.num(l.max_skipped);
   r.num(l.hist_elision);
   r.num(l.suppress_time_limits);
+  r.num(l.max_backtrace);
 }
 
 bool readGlobal(Reader &r, GlobalDesc &d) {

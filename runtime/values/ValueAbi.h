@@ -82,6 +82,7 @@ typedef struct sonde_limits {
   uint32_t max_skipped;              /* MAXSKIPPED (100) */
   int32_t hist_elision;              /* HIST_ELISION (2) */
   uint32_t suppress_time_limits;     /* non-zero: --suppress-time-limits (no MAXTRYLOCK) */
+  uint32_t max_backtrace;            /* MAXBACKTRACE, frames of a stack (20) */
 } sonde_limits;
 
 /* A merged stats value: what stap's _stp_stat_get() yields. */

@@ -237,6 +237,24 @@ TEST(UserStackAtTrap, StockMarkerUnwinds) {
   EXPECT_EQ(lines[2].rfind("main+0x", 0), 0u) << lines[2];
 }
 
+// -D MAXBACKTRACE bounds every stack the unwinder takes, as in stap.
+TEST(UserStackLimit, MaxBacktraceBoundsTheFrames) {
+  ScratchDir dir;
+  std::string script = markProbe(E2E_STACK_LIB_FP, "deep",
+                                 "println(ubacktrace())\n"
+                                 "println(ucallers(-1))\n"
+                                 "try { ucallers(2) } catch (e) { println(e) }\n"
+                                 "exit()");
+  std::string command = std::string(E2E_STACK_FP) + " 1";
+  auto result = runSonde(script, command, dir.path(), {"-D", "MAXBACKTRACE=2"});
+  ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
+  std::vector<std::string> lines = linesOf(result.stdoutText);
+  ASSERT_EQ(lines.size(), 3u) << result.stdoutText;
+  EXPECT_TRUE(std::regex_match(lines[0], std::regex("0x[0-9a-f]+ 0x[0-9a-f]+ "))) << lines[0];
+  EXPECT_EQ(lines[1] + " ", lines[0]);
+  EXPECT_EQ(lines[2], "reached end of stack before unwinding to level 2") << lines[2];
+}
+
 // Probes without a user context: no address, no stack, a note where stap
 // prints one.
 TEST(UserStackOutsideMarkers, BeginProbeHasNone) {

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -87,27 +90,67 @@ TEST(KernelScript, RecordsWithManyStringsPassTheVerifier) {
 }
 
 TEST(KernelScript, KernelBacktracesAreSymbolizedFromKallsyms) {
-  // print_backtrace() in the kernel sends addresses; sonde names them. The
-  // same stack as backtrace() prints later with print_stack() in `end`.
+  // print_backtrace() and print_stack() in the kernel send addresses; sonde
+  // names them. sprint_backtrace() and sprint_stack() name them in the kernel
+  // (%pS). All four print the same text as print_stack() in `end`.
   ProcessResult r = runSonde({"-e",
                               R"(global first
 probe kernel.trace("syscalls:sys_enter_close") {
   if (pid() != target() || first != "") next
   first = backtrace()
   print_backtrace()
+  printf("--\n")
+  print_stack(first)
+  printf("--\n%s--\n%s", sprint_backtrace(), sprint_stack(first))
 }
 probe end { println("--"); print_stack(first) })",
                               "-c", workload("close 3 -1 1")});
   SKIP_UNLESS_PERMITTED(r);
   ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
-  size_t split = r.stdoutText.find("--\n");
-  ASSERT_NE(split, std::string::npos) << r.stdoutText;
-  std::string printed = r.stdoutText.substr(0, split), saved = r.stdoutText.substr(split + 3);
+  std::vector<std::string> parts;
+  std::string rest = r.stdoutText;
+  for (size_t split; (split = rest.find("--\n")) != std::string::npos;
+       rest = rest.substr(split + 3))
+    parts.push_back(rest.substr(0, split));
+  parts.push_back(rest);
+  ASSERT_EQ(parts.size(), 5u) << r.stdoutText;
+  const std::string &printed = parts[0];
   // " 0xADDR : name+0xOFF/0xSIZE [kernel]", from the syscall entry down.
   std::string frame = R"( 0x[0-9a-f]{16} : \w+\+0x[0-9a-f]+/0x[0-9a-f]+ \[[\w.]+\]\n)";
   EXPECT_TRUE(std::regex_match(printed, std::regex("(" + frame + ")+"))) << printed;
   EXPECT_NE(printed.find("do_syscall_64+0x"), std::string::npos) << printed;
-  EXPECT_EQ(saved, printed) << "print_stack(backtrace()) prints what print_backtrace() did";
+  EXPECT_EQ(parts[1], printed) << "print_stack(backtrace()) in the kernel";
+  EXPECT_EQ(parts[2], printed) << "sprint_backtrace() in the kernel";
+  EXPECT_EQ(parts[3], printed) << "sprint_stack(backtrace()) in the kernel";
+  EXPECT_EQ(parts[4], printed) << "print_stack(backtrace()) in end";
+}
+
+TEST(KernelScript, SwitchFileFromTheKernelRotatesTheOutputFile) {
+  // Each close prints its number, the second one switches first: the records
+  // before the switch stay in the file it closes.
+  std::string out = "/tmp/sonde-kernel-switch-" + std::to_string(getpid());
+  ProcessResult r = runSonde({"-o", out, "-e",
+                              R"(global n
+probe kernel.trace("syscalls:sys_enter_close") {
+  if (pid() != target()) next
+  if (++n == 2) switch_file()
+  printf("close %d\n", n)
+}
+probe end { println("end") })",
+                              "-c", workload("close 3 -1 1")});
+  SKIP_UNLESS_PERMITTED(r);
+  auto read = [](const std::string &path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  std::string first = read(out), second = read(out + ".1");
+  std::filesystem::remove(out);
+  std::filesystem::remove(out + ".1");
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
+  EXPECT_EQ(first, "close 1\n");
+  EXPECT_EQ(second, "close 2\nclose 3\nend\n");
 }
 
 TEST(KernelScript, AVerifierRefusalNamesTheProbeAndTheScriptLine) {

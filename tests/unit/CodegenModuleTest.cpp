@@ -239,9 +239,30 @@ TEST(CodegenModule, BuiltinsTheRuntimeLacksArePass3Errors) {
   // The BPF runtime has no user stacks: the kernel target refuses the call.
   GeneratedIr r = generateIr("probe kernel.trace(\"sched:sched_switch\") { print_ubacktrace() }");
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.diagnostics.find("semantic error: function 'print_ubacktrace' is not supported in "
-                               "kernel probes yet: identifier 'print_ubacktrace' at "
-                               "input.probe:1:44"),
+  EXPECT_NE(r.diagnostics.find("semantic error: function 'print_ubacktrace' reads a traced "
+                               "process and is only available in userspace probes: identifier "
+                               "'print_ubacktrace' at input.probe:1:44"),
+            std::string::npos)
+      << r.diagnostics;
+}
+
+TEST(CodegenModule, KernelOnlyBuiltinsInUserspaceNameTheirScope) {
+  GeneratedIr r = generateIr("probe begin { println(jiffies()) }");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("semantic error: function 'jiffies' reads kernel state and is only "
+                               "available in kernel probes: identifier 'jiffies' at "
+                               "input.probe:1:23"),
+            std::string::npos)
+      << r.diagnostics;
+}
+
+TEST(CodegenModule, KernelRefusalsSayWhy) {
+  GeneratedIr r = generateIr(
+      "probe kernel.trace(\"sched:sched_switch\") { printf(\"%s\\n\", pid2execname(1)) }");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("function 'pid2execname' is not available in kernel probes: a "
+                               "tracepoint program cannot look up another task by pid (call it "
+                               "in an end or timer probe)"),
             std::string::npos)
       << r.diagnostics;
 }
