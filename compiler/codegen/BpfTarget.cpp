@@ -370,6 +370,9 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
                         std::to_string(handlerStringBytes_[largest->handler]) +
                         " bytes of strings)";
     }
+    if (usesStringWork)
+      error->message += "; the string functions' work area takes " +
+                        std::to_string(SONDE_BPF_STRING_WORK_BYTES(shape_.strColumn)) + " bytes";
     return false;
   }
   if (m.getGlobalVariable("sonde_cfg_task_real_parent")) {

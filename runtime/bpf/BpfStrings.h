@@ -243,6 +243,20 @@ static SONDE_INLINE int isDelimiter(strWork *w, unsigned char c) {
   return (w->delims[(c >> 6) & 3] >> (c & 63)) & 1;
 }
 
+/* Delimiter i (of B) into the set. */
+static long delimiterStep(uint32_t i, void *data) {
+  (void)data;
+  char *s = scratch();
+  if (!s)
+    return 1;
+  SONDE_OPAQUE(i);
+  if (i >= sonde_cfg_str_cap)
+    return 1;
+  unsigned char c = (unsigned char)slot(s, SLOT_B)[i];
+  workOf(s)->delims[(c >> 6) & 3] |= 1ull << (c & 63);
+  return 0;
+}
+
 /* One byte: skip delimiters, then take the token up to the next one or the end. */
 static long tokenStep(uint32_t i, void *data) {
   (void)i, (void)data;
@@ -296,12 +310,7 @@ static SONDE_INLINE void tokenize(sonde_context *ctx, char *out, const char *inp
   char *b = slot(s, SLOT_B);
   uint32_t dn = load(b, delim);
   w->delims[0] = w->delims[1] = w->delims[2] = w->delims[3] = 0;
-  for (uint32_t j = 0; j < 65536; ++j) {
-    if (j >= dn || j >= sonde_cfg_str_cap)
-      break;
-    unsigned char c = (unsigned char)b[j];
-    w->delims[(c >> 6) & 3] |= 1ull << (c & 63);
-  }
+  bpf_loop(dn, delimiterStep, 0, 0);
   w->pos = (uint32_t)(state - 1);
   w->phase = TOKEN_SKIP;
   w->start = w->end = 0;
