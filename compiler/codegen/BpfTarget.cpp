@@ -420,9 +420,11 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
                                        llvm::GlobalValue::ExternalLinkage, license, "LICENSE");
   lic->setSection("license");
 
-  // Functions carry no debug info (only the maps' BTF is needed).
+  // Functions carry no debug info (only the maps' BTF is needed), but for
+  // bpf_loop's callbacks: the kernel wants a subprogram's BTF (func_info).
   for (llvm::Function &f : *runtime_)
-    llvm::stripDebugInfo(f);
+    if (!f.hasAddressTaken())
+      llvm::stripDebugInfo(f);
   if (llvm::Linker::linkModules(m, std::move(runtime_), llvm::Linker::LinkOnlyNeeded)) {
     error->message = "internal error: the BPF runtime does not link";
     return false;
@@ -433,6 +435,11 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   // verifier; a string may start at the largest masked offset.
   uint64_t recordMask = std::bit_ceil(recordBytes_) - 1;
   uint64_t scratchBytes = recordOffset + recordMask + 1 + ((shape_.strCap + 2 + 7) & ~7u);
+  // The string built-ins' work area (BpfStrings.h), when the script calls one.
+  uint64_t stringWork = scratchBytes;
+  bool usesStringWork = m.getGlobalVariable("sonde_cfg_str_temp") != nullptr;
+  if (usesStringWork)
+    scratchBytes += SONDE_BPF_STRING_WORK_BYTES(shape_.strColumn);
   if (scratchBytes > SONDE_BPF_MAX_SCRATCH_BYTES) {
     error->message = bpf::scratchLimitError(scratchBytes);
     // Name the probe whose strings take the most.
@@ -446,12 +453,17 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
                         std::to_string(handlerStringBytes_[largest->handler]) +
                         " bytes of strings)";
     }
+    if (usesStringWork)
+      error->message += "; the string functions' work area takes " +
+                        std::to_string(SONDE_BPF_STRING_WORK_BYTES(shape_.strColumn)) + " bytes";
     return false;
   }
   if (!defineTaskOffsets(m, &error->message))
     return false;
   defineConstant(m, "sonde_cfg_str_cap", shape_.strCap);
   defineConstant(m, "sonde_cfg_stack_frames", shape_.stackFrames);
+  if (usesStringWork)
+    defineConstant(m, "sonde_cfg_str_temp", stringWork);
   defineConstant(m, "sonde_cfg_handler_strings", handlerStrings);
   defineConstant(m, "sonde_cfg_str_column", shape_.strColumn);
   defineConstant(m, "sonde_cfg_key_bytes", shape_.keyBytes);

@@ -37,7 +37,8 @@ typedef struct sonde_bpf_global {
 } sonde_bpf_global;
 
 /* Scratch layout: the context, the key being built, a value (KernelStateShape
- * sizes), the handlers' string buffers, then the record being written. The
+ * sizes), the handlers' string buffers, then the record being written (and the
+ * string built-ins' work area, below, in scripts that call one). The
  * `.rodata` array `sonde_kernel_info` gives the whole size, the record's, the
  * number of globals kernel probes use and their layout indexes (int64 each).
  * The context area is the sonde_context (cleared at each handler's start),
@@ -51,6 +52,11 @@ typedef struct sonde_bpf_global {
 #define SONDE_BPF_CONTEXT_BYTES (SONDE_BPF_PARSED_STACK_OFFSET + 8u * SONDE_BPF_MAX_BACKTRACE)
 /* The largest per-CPU map value, so the largest scratch (PCPU_MIN_UNIT_SIZE). */
 #define SONDE_BPF_MAX_SCRATCH_BYTES 32768u
+/* The string built-ins' work area (BpfStrings.h), at the end of scratch when a
+ * script calls one: five string slots of a string key column each, then the
+ * state of their loops. */
+#define SONDE_BPF_STRING_WORK_STATE 128u
+#define SONDE_BPF_STRING_WORK_BYTES(column) (5u * (column) + SONDE_BPF_STRING_WORK_STATE)
 
 /* The head of the `.bss` global `sonde_globals`: what sonde sets before the
  * programs load and reads while they run. The script's scalars follow it. */

@@ -8,6 +8,7 @@
 #include <linux/bpf.h>
 // (kept apart so include sorting leaves the order alone)
 #include <bpf/bpf_helpers.h>
+#include <linux/errno.h>
 
 #include "runtime/bpf/BpfAbi.h"
 #include "runtime/session/BuiltinAbi.h"
@@ -64,6 +65,8 @@ struct {
 #include "runtime/bpf/BpfOutput.h"
 
 #include "runtime/bpf/BpfBuiltins.h"
+
+#include "runtime/bpf/BpfStrings.h"
 
 #include "runtime/bpf/BpfTask.h"
 
