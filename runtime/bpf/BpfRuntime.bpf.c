@@ -12,6 +12,7 @@
 
 #include "runtime/bpf/BpfAbi.h"
 #include "runtime/session/BuiltinAbi.h"
+#include "runtime/strings/ShortEscape.h"
 #include "runtime/values/ValueAbi.h"
 
 #define SONDE_INLINE __attribute__((always_inline))

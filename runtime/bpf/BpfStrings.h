@@ -343,20 +343,7 @@ void sonde_fn_tokenize_1(sonde_context *ctx, char *out, const char *delim, uint3
 
 /* ------------------------------------------------------------------ text_str and quoting */
 
-static SONDE_INLINE char shortEscape(int32_t c) {
-  switch (c) {
-  case '\a': return 'a';
-  case '\b': return 'b';
-  case '\f': return 'f';
-  case '\n': return 'n';
-  case '\r': return 'r';
-  case '\t': return 't';
-  case '\v': return 'v';
-  case '"': return '"';
-  case '\\': return '\\';
-  default: return 0;
-  }
-}
+static SONDE_INLINE char shortEscape(int32_t c) { return c == '"' ? '"' : sonde_short_escape(c); }
 
 static SONDE_INLINE char hexDigit(int32_t nibble) {
   return (char)(nibble < 10 ? '0' + nibble : 'A' + nibble - 10);

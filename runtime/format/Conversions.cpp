@@ -1,5 +1,7 @@
 #include "runtime/format/Conversions.h"
 
+#include "runtime/strings/ShortEscape.h"
+
 #include <cstring>
 
 namespace sonde::rt {
@@ -69,20 +71,7 @@ char *digitsOf(uint64_t num, unsigned base, const char *table, char *end) {
 bool isPrintableAscii(unsigned char c) { return c >= 0x20 && c < 0x7f; }
 
 // The letter of a C escape for c, or 0 when it needs octal.
-char shortEscape(char c) {
-  switch (c) {
-  case '\a': return 'a';
-  case '\b': return 'b';
-  case '\f': return 'f';
-  case '\n': return 'n';
-  case '\r': return 'r';
-  case '\t': return 't';
-  case '\v': return 'v';
-  case '\'': return '\'';
-  case '\\': return '\\';
-  default: return 0;
-  }
-}
+char shortEscape(char c) { return c == '\'' ? '\'' : sonde_short_escape(c); }
 
 // %b accepts only these byte counts; anything else counts as absent.
 int64_t binaryPrecision(int64_t p) { return p == 1 || p == 2 || p == 4 || p == 8 ? p : -1; }

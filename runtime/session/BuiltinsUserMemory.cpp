@@ -33,37 +33,39 @@ bool readMemory(uint64_t addr, void *destination, size_t size) {
   return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
 }
 
-// The kernel's strncpy_from_user: copies at most `count` bytes of the string at
-// `addr`, through its NUL if that comes first. Reads page by page, so a string that
-// ends just before an unmapped page is read whole. Returns -EFAULT on a fault.
-long copyString(uint64_t addr, char *out, size_t count) {
+// Copies up to `count` bytes at `addr` into out page by page, so that bytes
+// just before an unmapped page are read. With `toNul`, stops after a NUL. The
+// bytes copied (the NUL not counted), and whether a fault ended the copy.
+struct PageCopy {
+  size_t bytes;
+  bool faulted;
+};
+PageCopy copyPages(uint64_t addr, char *out, size_t count, bool toNul) {
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t done = 0;
   while (done < count) {
     uint64_t at = addr + done;
     size_t chunk = std::min(count - done, page - static_cast<size_t>(at % page));
     if (at < addr || !readMemory(at, out + done, chunk))
-      return -EFAULT;
-    if (const void *nul = std::memchr(out + done, '\0', chunk))
-      return static_cast<const char *>(nul) - out;
+      return {done, true};
+    if (const void *nul = toNul ? std::memchr(out + done, '\0', chunk) : nullptr)
+      return {static_cast<size_t>(static_cast<const char *>(nul) - out), false};
     done += chunk;
   }
-  return static_cast<long>(done);
+  return {done, false};
+}
+
+// The kernel's strncpy_from_user: copies at most `count` bytes of the string at
+// `addr`, through its NUL if that comes first. Returns -EFAULT on a fault.
+long copyString(uint64_t addr, char *out, size_t count) {
+  PageCopy copy = copyPages(addr, out, count, true);
+  return copy.faulted ? -EFAULT : static_cast<long>(copy.bytes);
 }
 
 // How many of the `count` bytes at `addr` are readable before the first fault
 // (page by page), copied into out.
 size_t copyReadable(uint64_t addr, char *out, size_t count) {
-  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t done = 0;
-  while (done < count) {
-    uint64_t at = addr + done;
-    size_t chunk = std::min(count - done, page - static_cast<size_t>(at % page));
-    if (at < addr || !readMemory(at, out + done, chunk))
-      break;
-    done += chunk;
-  }
-  return done;
+  return copyPages(addr, out, count, false).bytes;
 }
 
 // user_string_n's core: at most n bytes (clamped to 1 + n in [1, MAXSTRINGLEN - 1]

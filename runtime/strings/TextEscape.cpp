@@ -1,6 +1,7 @@
 // text_str, text_strn, string_quoted, user_buffer_quoted: stap's _stp_text_str
 // (runtime/stp_string.c), which escapes a string (or a buffer, NULs included)
 // for display and can quote and shorten it.
+#include "runtime/strings/ShortEscape.h"
 #include "runtime/strings/StringAbi.h"
 
 #include <cstdint>
@@ -48,20 +49,7 @@ int decodeUtf8(const unsigned char *in, int64_t size, int64_t readable, int32_t 
   return n;
 }
 
-char shortEscape(int32_t c) {
-  switch (c) {
-  case '\a': return 'a';
-  case '\b': return 'b';
-  case '\f': return 'f';
-  case '\n': return 'n';
-  case '\r': return 'r';
-  case '\t': return 't';
-  case '\v': return 'v';
-  case '"': return '"';
-  case '\\': return '\\';
-  default: return 0;
-  }
-}
+char shortEscape(int32_t c) { return c == '"' ? '"' : sonde_short_escape(c); }
 
 char hexDigit(int32_t nibble) {
   return static_cast<char>(nibble < 10 ? '0' + nibble : 'A' + nibble - 10);
