@@ -149,9 +149,11 @@ std::optional<TargetProcess> TargetProcess::spawn(const TargetSpec &spec, std::s
     return std::nullopt;
   }
   if (pid == 0) {
-    close(goPipe[1]);
-    close(statusPipe[0]);
-    close(controlPipe[1]);
+    // Kernel probes may already trace this pid, and a script counting close()
+    // must see only the target's own: sonde's ends are close-on-exec, and the
+    // one the child must drop now (so that a sonde gone before the go byte
+    // reads as EOF) goes through close_range, another system call.
+    syscall(SYS_close_range, goPipe[1], goPipe[1], 0u);
     runChild(spec, words.we_wordv, goPipe[0], statusPipe[1], controlPipe[0]);
   }
   wordfree(&words);
