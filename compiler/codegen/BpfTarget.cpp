@@ -53,8 +53,9 @@ std::string constructOf(llvm::StringRef fn) {
 
 class BpfTargetImpl final : public BpfTarget {
 public:
-  BpfTargetImpl(std::unique_ptr<llvm::TargetMachine> tm, const bpf::KernelStateShape &shape)
-      : tm_(std::move(tm)), shape_(shape) {}
+  BpfTargetImpl(std::unique_ptr<llvm::TargetMachine> tm, const bpf::KernelStateShape &shape,
+                int64_t kernelHz)
+      : tm_(std::move(tm)), shape_(shape), kernelHz_(kernelHz) {}
 
   void prepareModule(llvm::Module &m) override {
     m.setTargetTriple(kTriple);
@@ -90,6 +91,18 @@ public:
     return m.getOrInsertFunction(name, type);
   }
   bool providesBuiltin(const std::string &symbol) override { return provided_.count(symbol) != 0; }
+  std::string builtinRefusal(const std::string &name) const override {
+    if (name == "get_cycles")
+      return "BPF has no helper that reads the cycle counter (use local_clock_ns() or "
+             "ktime_get_ns())";
+    if (name == "matched" || name == "matched_str" || name == "ngroups")
+      return "regular expressions run in sonde, not in kernel probes (call it in an end or "
+             "timer probe)";
+    if (name == "pid2execname")
+      return "a tracepoint program cannot look up another task by pid (call it in an end or "
+             "timer probe)";
+    return {};
+  }
   std::string takeUnsupported() override { return std::exchange(unsupported_, {}); }
 
   // Strings live in scratch, after the context, the key and the value areas.
@@ -228,6 +241,7 @@ private:
 
   std::unique_ptr<llvm::TargetMachine> tm_;
   bpf::KernelStateShape shape_;
+  int64_t kernelHz_;
   std::unique_ptr<llvm::Module> runtime_;
   std::set<std::string> provided_;
   std::string unsupported_;
@@ -460,6 +474,14 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   }
   if (!defineTaskOffsets(m, &error->message))
     return false;
+  if (m.getGlobalVariable("sonde_cfg_hz")) {
+    if (kernelHz_ <= 0) {
+      error->message = "HZ() in kernel probes needs the running kernel's CONFIG_HZ, which "
+                       "neither /proc/config.gz nor /boot/config-RELEASE gives";
+      return false;
+    }
+    defineConstant(m, "sonde_cfg_hz", static_cast<uint64_t>(kernelHz_));
+  }
   defineConstant(m, "sonde_cfg_str_cap", shape_.strCap);
   defineConstant(m, "sonde_cfg_stack_frames", shape_.stackFrames);
   if (usesStringWork)
@@ -515,7 +537,8 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
 
 } // namespace
 
-std::unique_ptr<BpfTarget> makeBpfTarget(const bpf::KernelStateShape &shape, std::string *error) {
+std::unique_ptr<BpfTarget> makeBpfTarget(const bpf::KernelStateShape &shape, int64_t kernelHz,
+                                         std::string *error) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     LLVMInitializeBPFTargetInfo();
@@ -536,7 +559,7 @@ std::unique_ptr<BpfTarget> makeBpfTarget(const bpf::KernelStateShape &shape, std
     *error = "cannot create a BPF target machine";
     return nullptr;
   }
-  return std::make_unique<BpfTargetImpl>(std::move(tm), shape);
+  return std::make_unique<BpfTargetImpl>(std::move(tm), shape, kernelHz);
 }
 
 } // namespace sonde::codegen

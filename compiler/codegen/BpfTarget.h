@@ -41,8 +41,10 @@ public:
                       FinishError *error) = 0;
 };
 
-// The BPF target for a script whose globals have this shape; null (message in
-// *error) if LLVM lacks the BPF back end.
-std::unique_ptr<BpfTarget> makeBpfTarget(const bpf::KernelStateShape &shape, std::string *error);
+// The BPF target for a script whose globals have this shape, on a kernel with
+// this CONFIG_HZ (0: unknown, HZ() is refused); null (message in *error) if
+// LLVM lacks the BPF back end.
+std::unique_ptr<BpfTarget> makeBpfTarget(const bpf::KernelStateShape &shape, int64_t kernelHz,
+                                         std::string *error);
 
 } // namespace sonde::codegen

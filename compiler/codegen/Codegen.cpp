@@ -69,7 +69,7 @@ bool generateKernelModule(GeneratedModule::Impl &impl, const ScriptFacts &facts,
                           DiagnosticEngine &diags) {
   std::string error;
   std::unique_ptr<BpfTarget> target =
-      makeBpfTarget(bpf::KernelStateShape::of(facts.layout()), &error);
+      makeBpfTarget(bpf::KernelStateShape::of(facts.layout()), opts.kernelHz, &error);
   if (!target) {
     diags.semanticError(error);
     return false;

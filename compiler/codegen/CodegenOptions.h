@@ -21,6 +21,8 @@ struct CodegenOptions {
   bool displayGlobals = true;        // --no-global-var-display clears it
   // Interval of timer.jiffies(1): 1e9 / CONFIG_HZ of the running kernel.
   int64_t jiffyNs = 4000000;
+  // CONFIG_HZ of the running kernel, for HZ() in kernel probes; 0 when unknown.
+  int64_t kernelHz = 0;
 
   CodegenOptions();
 };

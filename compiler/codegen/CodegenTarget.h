@@ -43,6 +43,11 @@ public:
                                                llvm::FunctionType *type) = 0;
   // Whether the runtime of this target has the built-in `symbol` (BuiltinAbi.h).
   virtual bool providesBuiltin(const std::string &symbol) = 0;
+  // Why this target never provides the built-in `name`, or "" (not yet).
+  virtual std::string builtinRefusal(const std::string &name) const {
+    (void)name;
+    return {};
+  }
   // The construct (a runtime entry point's name) used since the last call that
   // this target cannot run, or "" when there was none.
   virtual std::string takeUnsupported() { return {}; }

@@ -78,26 +78,17 @@ Value IrGenerator::callUserFunction(ast::FunctionCall &c) {
 
 namespace {
 
-// Why a built-in this runtime lacks cannot be called here, in one line.
-std::string unavailableBuiltin(const sema::BuiltinFunction &bf, bool inKernel) {
+// Why a built-in this runtime lacks cannot be called here, in one line;
+// `why` is the target's own reason, if it has one.
+std::string unavailableBuiltin(const sema::BuiltinFunction &bf, bool inKernel,
+                               const std::string &why) {
   std::string head = "function '" + std::string(bf.name) + "' ";
   if (inKernel && bf.scope == sema::BuiltinScope::User)
     return head + "reads a traced process and is only available in userspace probes";
   if (!inKernel && bf.scope == sema::BuiltinScope::Kernel)
     return head + "reads kernel state and is only available in kernel probes";
-  if (inKernel) {
-    static const std::pair<const char *, const char *> kWhy[] = {
-        {"matched", "regular expressions run in sonde, not in kernel probes"},
-        {"matched_str", "regular expressions run in sonde, not in kernel probes"},
-        {"ngroups", "regular expressions run in sonde, not in kernel probes"},
-        {"pid2execname", "a tracepoint program cannot look up another task by pid"},
-    };
-    for (const auto &[name, why] : kWhy)
-      if (bf.name == name)
-        return head + "is not available in kernel probes: " + why +
-               " (call it in an end or timer probe)";
-  }
-  return head + "is not available " + (inKernel ? "in kernel probes" : "in this runtime");
+  std::string where = inKernel ? "in kernel probes" : "in this runtime";
+  return head + "is not available " + where + (why.empty() ? "" : ": " + why);
 }
 
 } // namespace
@@ -112,7 +103,7 @@ Value IrGenerator::callBuiltin(ast::FunctionCall &c) {
   }
   std::string symbol = SONDE_BUILTIN_PREFIX + c.name + "_" + std::to_string(c.args.size());
   if (!target_.providesBuiltin(symbol)) {
-    fail(unavailableBuiltin(*bf, target_.inKernel()), c.tok);
+    fail(unavailableBuiltin(*bf, target_.inKernel(), target_.builtinRefusal(c.name)), c.tok);
     return {};
   }
   std::vector<llvm::Type *> params{b_.ptrTy()};

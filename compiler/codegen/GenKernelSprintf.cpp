@@ -61,8 +61,10 @@ void IrGenerator::appendKernelFormat(llvm::Value *out, const std::string &format
         args[i]->getType()->isPointerTy() ? b_.CreatePtrToInt(args[i], b_.longTy()) : args[i];
     b_.CreateStore(v, b_.CreateConstInBoundsGEP2_64(type, array, 0, i));
   }
+  // The whole format, however small MAXSTRINGLEN (a cut one is no format):
+  // bpf_snprintf keeps the text to the room `out` has.
   b_.CreateCall(SONDE_RT(b_, sonde_bpf_sprintf),
-                {out, stringLiteral(format), array, b_.getInt32(8 * args.size())});
+                {out, target_.stringConstant(b_, format), array, b_.getInt32(8 * args.size())});
 }
 
 void IrGenerator::sprintfByAppends(ast::PrintFormat &p, llvm::Value *out) {

@@ -64,8 +64,10 @@ std::optional<std::string> codegenOptions(const CommandLine &cl, codegen::Codege
   o.displayGlobals = !cl.noGlobalVarDisplay;
   o.limits.suppress_time_limits = cl.suppressTimeLimits ? 1 : 0;
   if (std::string hz = hostKernelConfig("CONFIG_HZ"); !hz.empty())
-    if (long n = std::strtol(hz.c_str(), nullptr, 10); n > 0)
+    if (long n = std::strtol(hz.c_str(), nullptr, 10); n > 0) {
       o.jiffyNs = 1000000000 / n;
+      o.kernelHz = n;
+    }
   return codegen::applyLimitDefines(cl.defines, o);
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/values/MapTable.h"
 #include "runtime/values/ScalarStats.h"
 #include "runtime/values/Segment.h"
+#include "runtime/values/SegmentFormat.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -39,6 +40,7 @@ struct Block {
   int64_t buckets[128];
 };
 static_assert(sizeof(Block) == bpf::kStatBlockBytes);
+static_assert(sizeof(sonde_bpf_control) == SONDE_BPF_CONTROL_BYTES);
 
 void mergeBlock(Block &into, const Block &b) {
   if (b.count == 0)
@@ -140,6 +142,12 @@ bool KernelProbeSet::start(session::Runtime &rt, std::string *error) {
   control.consumer_pid = rt.consumerPid;
   control.consumer_uid = getuid();
   control.realtime_offset_ns = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
+  const values::SessionFacts &facts = values::segmentHeader(rt.segment->abi()).facts;
+  control.tz_seconds_west = facts.tzSecondsWest;
+  static_assert(sizeof control.tz_name == sizeof facts.tzName);
+  std::memcpy(control.tz_name, facts.tzName, sizeof control.tz_name);
+  control.tz_name[sizeof control.tz_name - 1] = 0;
+  control.cpus = sysconf(_SC_NPROCESSORS_CONF);
   control.running = 1;
   control.max_errors = rt.module->layout().limits().max_errors;
   if (!object_->setGlobal(".bss", 0, &control, sizeof control, error))

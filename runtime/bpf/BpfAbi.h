@@ -69,9 +69,14 @@ typedef struct sonde_bpf_control {
   uint64_t errors;            /* errors raised by the handlers */
   int64_t consumer_pid;       /* stp_pid(): the sonde process */
   int64_t consumer_uid;       /* is_myproc(): sonde's real uid */
-  uint64_t pad;
+  /* The time zone sonde captured at startup (SessionFacts): tz_gmtoff(),
+   * tz_name(), tz_ctime(). */
+  int64_t tz_seconds_west;
+  char tz_name[32];
+  int64_t cpus; /* cpu_clock_*(cpu) reads CPUs 0 .. cpus-1 (sysconf(_SC_NPROCESSORS_CONF)) */
+  uint64_t pad[3];
 } sonde_bpf_control;
-#define SONDE_BPF_CONTROL_BYTES 64u
+#define SONDE_BPF_CONTROL_BYTES 128u
 
 /* Record kinds in sonde_events. */
 enum sonde_bpf_record_kind {

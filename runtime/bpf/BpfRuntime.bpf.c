@@ -26,6 +26,8 @@ extern const uint32_t sonde_cfg_value_bytes;   /* an array value, also the aggre
 extern const uint32_t sonde_cfg_record_offset; /* where the record is built */
 extern const uint32_t sonde_cfg_record_bytes;  /* the largest record */
 extern const uint32_t sonde_cfg_record_mask;   /* bit_ceil(record bytes) - 1 */
+/* CONFIG_HZ of the running kernel (HZ()). */
+extern const uint32_t sonde_cfg_hz;
 extern sonde_bpf_control sonde_globals; /* .bss: control, then the scalars */
 /* .rodata zeros, as many as the larger of a key and a value: BPF cannot memset
  * more than 1 KiB in one go, so keys and values are cleared by copying these. */
@@ -72,5 +74,7 @@ struct {
 #include "runtime/bpf/BpfTask.h"
 
 #include "runtime/bpf/BpfStacks.h"
+
+#include "runtime/bpf/BpfTime.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -90,31 +90,15 @@ int64_t sonde_fn_min_2(sonde_context *ctx, int64_t a, int64_t b, uint32_t loc);
 int64_t sonde_fn_max_2(sonde_context *ctx, int64_t a, int64_t b, uint32_t loc);
 int64_t sonde_fn_randint_1(sonde_context *ctx, int64_t n, uint32_t loc);
 
-/* ---- text, byte order, terminal (BuiltinsText.cpp) ---- */
+/* ---- text, byte order (BuiltinsText.cpp) ---- */
 void sonde_fn_ctime_0(sonde_context *ctx, char *out, uint32_t loc);
 void sonde_fn_ctime_1(sonde_context *ctx, char *out, int64_t secs, uint32_t loc);
-void sonde_fn_msecs_to_string_1(sonde_context *ctx, char *out, int64_t t, uint32_t loc);
-void sonde_fn_usecs_to_string_1(sonde_context *ctx, char *out, int64_t t, uint32_t loc);
-void sonde_fn_nsecs_to_string_1(sonde_context *ctx, char *out, int64_t t, uint32_t loc);
-void sonde_fn_bytes_to_string_1(sonde_context *ctx, char *out, int64_t n, uint32_t loc);
 int64_t sonde_fn_htonl_1(sonde_context *ctx, int64_t x, uint32_t loc);
 int64_t sonde_fn_htons_1(sonde_context *ctx, int64_t x, uint32_t loc);
 int64_t sonde_fn_htonll_1(sonde_context *ctx, int64_t x, uint32_t loc);
 int64_t sonde_fn_ntohl_1(sonde_context *ctx, int64_t x, uint32_t loc);
 int64_t sonde_fn_ntohs_1(sonde_context *ctx, int64_t x, uint32_t loc);
 int64_t sonde_fn_ntohll_1(sonde_context *ctx, int64_t x, uint32_t loc);
-void sonde_fn_ansi_clear_screen_0(sonde_context *ctx, uint32_t loc);
-void sonde_fn_ansi_reset_color_0(sonde_context *ctx, uint32_t loc);
-void sonde_fn_ansi_new_line_0(sonde_context *ctx, uint32_t loc);
-void sonde_fn_ansi_cursor_hide_0(sonde_context *ctx, uint32_t loc);
-void sonde_fn_ansi_cursor_show_0(sonde_context *ctx, uint32_t loc);
-void sonde_fn_ansi_cursor_save_0(sonde_context *ctx, uint32_t loc);
-void sonde_fn_ansi_cursor_restore_0(sonde_context *ctx, uint32_t loc);
-void sonde_fn_ansi_set_color_1(sonde_context *ctx, int64_t fg, uint32_t loc);
-void sonde_fn_ansi_set_color_2(sonde_context *ctx, int64_t fg, int64_t bg, uint32_t loc);
-void sonde_fn_ansi_set_color_3(sonde_context *ctx, int64_t fg, int64_t bg, int64_t attr,
-                               uint32_t loc);
-void sonde_fn_ansi_cursor_move_2(sonde_context *ctx, int64_t x, int64_t y, uint32_t loc);
 
 /* ---- the probed process's memory (BuiltinsUserMemory.cpp), as uconversions.stp ----
  * Read with process_vm_readv on this process: a bad address is an error (or the

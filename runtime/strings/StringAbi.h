@@ -95,15 +95,6 @@ size_t sonde_str_errno_str(int64_t err, char *out, size_t cap);
 // the past ...", with out set to "".
 const char *sonde_str_ctime(int64_t secs, char *out, size_t cap, size_t *length);
 
-// msecs_to_string(t) "XmY.ZZZs", usecs_to_string(t) "XmY.ZZZZZZs",
-// nsecs_to_string(t) "XmY.ZZZZZZZZZs".
-size_t sonde_str_msecs_to_string(int64_t msecs, char *out, size_t cap);
-size_t sonde_str_usecs_to_string(int64_t usecs, char *out, size_t cap);
-size_t sonde_str_nsecs_to_string(int64_t nsecs, char *out, size_t cap);
-
-// bytes_to_string(n): 5 characters wide: "  512", "2.00K", "12.5M", " 123G".
-size_t sonde_str_bytes_to_string(int64_t bytes, char *out, size_t cap);
-
 // htonl(x) and family: byte-order conversion of the low 16/32/64 bits; the
 // 16- and 32-bit forms return them zero-extended.
 int64_t sonde_str_htonll(int64_t x);

@@ -1,5 +1,5 @@
-// ctime (tapset/linux/ctime.stp) and msecs/usecs/nsecs_to_string
-// (tapset/linux/task_time.stp).
+// ctime (tapset/linux/ctime.stp). msecs/usecs/nsecs_to_string are a tapset
+// (stdlib/units.probe).
 #include "runtime/format/Conversions.h"
 #include "runtime/format/TextWriter.h"
 #include "runtime/strings/StringAbi.h"
@@ -56,20 +56,6 @@ void writeTwoDigits(TextWriter &w, int64_t v) {
   writeNumber(w, static_cast<uint64_t>(v), 10, -1, 2, kSigned);
 }
 
-// stap: sprintf("%dm%d.%.<digits>ds", mins, secs, fraction) with C division.
-size_t durationText(int64_t value, int64_t unitsPerSecond, int digits, char *out, size_t cap) {
-  const int64_t fraction = value % unitsPerSecond;
-  const int64_t seconds = value / unitsPerSecond;
-  TextWriter w(out, cap);
-  writeDecimal(w, seconds / 60);
-  w.put('m');
-  writeDecimal(w, seconds % 60);
-  w.put('.');
-  writeNumber(w, static_cast<uint64_t>(fraction), 10, -1, digits, kSigned);
-  w.put('s');
-  return w.terminate();
-}
-
 } // namespace
 
 extern "C" const char *sonde_str_ctime(int64_t secs, char *out, size_t cap, size_t *length) {
@@ -102,16 +88,4 @@ extern "C" const char *sonde_str_ctime(int64_t secs, char *out, size_t cap, size
   if (length != nullptr)
     *length = n;
   return error;
-}
-
-extern "C" size_t sonde_str_msecs_to_string(int64_t msecs, char *out, size_t cap) {
-  return durationText(msecs, 1000, 3, out, cap);
-}
-
-extern "C" size_t sonde_str_usecs_to_string(int64_t usecs, char *out, size_t cap) {
-  return durationText(usecs, 1000000, 6, out, cap);
-}
-
-extern "C" size_t sonde_str_nsecs_to_string(int64_t nsecs, char *out, size_t cap) {
-  return durationText(nsecs, 1000000000, 9, out, cap);
 }

@@ -1,4 +1,5 @@
-// errno_str, ctime, *_to_string, bytes_to_string and the byte-order helpers.
+// errno_str, ctime and the byte-order helpers (*_to_string and bytes_to_string
+// are stdlib/units.probe, tested by tests/conformance/builtins).
 #include "StringsTestSupport.h"
 #include "runtime/strings/StringAbi.h"
 
@@ -64,42 +65,6 @@ TEST(StringsConversions, CtimeOutsideThirtyTwoBits) {
   EXPECT_STREQ(error, "Time too far in the future to be converted");
   EXPECT_EQ(ctimeOf(int64_t{INT32_MIN} - 1, &error), "");
   EXPECT_STREQ(error, "Time too far in the past to be converted");
-}
-
-TEST(StringsConversions, Durations) {
-  auto ms = [](int64_t v) {
-    return stringResult([&](char *o, size_t c) { return sonde_str_msecs_to_string(v, o, c); });
-  };
-  auto us = [](int64_t v) {
-    return stringResult([&](char *o, size_t c) { return sonde_str_usecs_to_string(v, o, c); });
-  };
-  auto ns = [](int64_t v) {
-    return stringResult([&](char *o, size_t c) { return sonde_str_nsecs_to_string(v, o, c); });
-  };
-  EXPECT_EQ(ms(61234), "1m1.234s");
-  EXPECT_EQ(ms(5), "0m0.005s");
-  EXPECT_EQ(ms(0), "0m0.000s");
-  EXPECT_EQ(us(1500000), "0m1.500000s");
-  EXPECT_EQ(ns(3723000000005), "62m3.000000005s");
-  // C division and remainder keep the sign in every field.
-  EXPECT_EQ(ms(-1500), "0m-1.-500s");
-}
-
-TEST(StringsConversions, BytesToString) {
-  auto b = [](int64_t v) {
-    return stringResult([&](char *o, size_t c) { return sonde_str_bytes_to_string(v, o, c); });
-  };
-  EXPECT_EQ(b(512), "  512");
-  EXPECT_EQ(b(1023), " 1023");
-  EXPECT_EQ(b(-5), "   -5");
-  EXPECT_EQ(b(1024), "1.00K");
-  EXPECT_EQ(b(1536), "1.50K");
-  EXPECT_EQ(b(2048), "2.00K");
-  EXPECT_EQ(b(1048575), "1023K");
-  EXPECT_EQ(b(13107200), "12.5M");
-  EXPECT_EQ(b(123LL << 30), " 123G");
-  EXPECT_EQ(b(5000LL << 30), "5000G");
-  EXPECT_EQ(b(123456LL << 30), "123456G"); // wider than 5 past 9999G
 }
 
 TEST(StringsConversions, ByteOrder) {

@@ -267,6 +267,36 @@ TEST(CodegenModule, KernelRefusalsSayWhy) {
       << r.diagnostics;
 }
 
+TEST(CodegenModule, KernelProbesSayWhyGetCyclesIsRefused) {
+  GeneratedIr r =
+      generateIr("probe kernel.trace(\"sched:sched_switch\") { println(get_cycles()) }");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("semantic error: function 'get_cycles' is not available in kernel "
+                               "probes: BPF has no helper that reads the cycle counter"),
+            std::string::npos)
+      << r.diagnostics;
+}
+
+TEST(CodegenModule, HzInKernelProbesIsTheKernelsConfigHz) {
+  const std::string script = R"(global hz
+probe kernel.trace("sched:sched_switch") { hz = HZ() }
+)";
+  codegen::CodegenOptions unknown;
+  unknown.kernelHz = 0;
+  GeneratedIr refused = generateIr(script, unknown);
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.diagnostics.find("HZ() in kernel probes needs the running kernel's CONFIG_HZ"),
+            std::string::npos)
+      << refused.diagnostics;
+  codegen::CodegenOptions known;
+  known.kernelHz = 300;
+  GeneratedIr r = generateIr(script, known);
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(r.ir.find("@sonde_cfg_hz = internal local_unnamed_addr constant i32 300"),
+            std::string::npos)
+      << r.ir;
+}
+
 TEST(CodegenModule, KernelTracepointsBecomeABpfModuleBesideTheNativeOne) {
   GeneratedIr r = generateIr(R"(
 global n
