@@ -81,9 +81,14 @@ ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &op
         info.disposition = ProbeInfo::Disposition::Unsupported;
         info.problem = error;
       }
-    } else if (point.components[0].arg) {
-      info.disposition = ProbeInfo::Disposition::Unsupported;
-      info.problem = "process(PID) probes are not supported: name the executable";
+    } else if (auto *pid = dynamic_cast<const ast::NumberLit *>(point.components[0].arg.get())) {
+      std::string error;
+      if (auto exe = probes::marker::MarkerCatalog::executableOfProcess(pid->value, error)) {
+        info.processPath = *exe;
+      } else {
+        info.disposition = ProbeInfo::Disposition::Unsupported;
+        info.problem = error;
+      }
     }
     break;
   case ProbeKind::KernelTrace:

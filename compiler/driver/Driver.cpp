@@ -5,6 +5,7 @@
 #include "driver/HostInfo.h"
 #include "driver/ProbeListing.h"
 #include "print/ScriptPrinter.h"
+#include "probes/marker/MarkerCatalog.h"
 #include "probes/tracepoint/KernelProbeSet.h"
 #include "runtime/lua/LuaRecordSink.h"
 #include "runtime/session/Session.h"
@@ -44,7 +45,56 @@ bool readScript(const std::string &path, std::string &text, std::ostream &err) {
   return true;
 }
 
-FrontendOptions frontendOptions(const CommandLine &cl) {
+// A word list of one word, for wordexp: `path` single-quoted.
+std::string shellWord(const std::string &path) {
+  std::string out = "'";
+  for (char c : path)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// What a bare `process` probes: the -c command's program, or the executable of
+// the -x process; nullopt after an error about -x.
+std::optional<std::string> bareProcessCommand(const CommandLine &cl, std::ostream &err) {
+  if (cl.command || !cl.targetPid)
+    return cl.command.value_or("");
+  std::string error;
+  std::optional<std::string> exe =
+      probes::marker::MarkerCatalog::executableOfProcess(*cl.targetPid, error);
+  if (!exe) {
+    err << "sonde: option -x: " << error << "\n";
+    return std::nullopt;
+  }
+  return shellWord(*exe);
+}
+
+// The process the session attaches to: -x PID, or the PID of process(PID)
+// probe points; nullopt after an error (two different processes).
+std::optional<int64_t> attachedPid(const ast::Script &script, const CommandLine &cl,
+                                   std::ostream &err) {
+  std::optional<int64_t> pid = cl.targetPid;
+  for (const auto &probe : script.derived)
+    for (const auto &c : probe->originPoint->components) {
+      auto *n = c.name == "process" ? dynamic_cast<const ast::NumberLit *>(c.arg.get()) : nullptr;
+      if (!n || (pid && *pid == n->value))
+        continue;
+      if (cl.command) {
+        err << "sonde: process(" << n->value << ") attaches to a running process; it cannot "
+            << "go with -c\n";
+        return std::nullopt;
+      }
+      if (pid) {
+        err << "sonde: process(" << n->value << ") names another process than "
+            << (cl.targetPid ? "-x " : "process(") << *pid << (cl.targetPid ? "" : ")")
+            << ": a session attaches to one running process\n";
+        return std::nullopt;
+      }
+      pid = n->value;
+    }
+  return pid.value_or(0);
+}
+
+FrontendOptions frontendOptions(const CommandLine &cl, const std::string &bareProcess) {
   FrontendOptions o;
   o.parse.scriptArgs = cl.scriptArgs;
   o.parse.kernelRelease = hostKernelRelease();
@@ -53,7 +103,7 @@ FrontendOptions frontendOptions(const CommandLine &cl) {
   o.parse.kernelConfig = &hostKernelConfig;
   o.sema.unoptimized = cl.unoptimized;
   o.sema.skipBadvars = cl.skipBadvars;
-  o.sema.targetCommand = cl.command.value_or("");
+  o.sema.targetCommand = bareProcess;
   o.includeDirs = cl.includeDirs;
   return o;
 }
@@ -212,8 +262,8 @@ std::optional<std::string> recordOptions(const CommandLine &cl, bool switchesFil
   return std::nullopt;
 }
 
-// Pass 5: load the module and run the session.
-int runPass5(const std::string &modulePath, const CommandLine &cl, bool switchesFiles,
+// Pass 5: load the module and run the session (attached to process `pid`, or 0).
+int runPass5(const std::string &modulePath, const CommandLine &cl, int64_t pid, bool switchesFiles,
              std::ostream &err) {
   if (cl.suppressHandlerErrors) {
     err << "sonde: option --suppress-handler-errors is not supported by this build yet\n";
@@ -224,17 +274,18 @@ int runPass5(const std::string &modulePath, const CommandLine &cl, bool switches
     err << "sonde: " << *bad << "\n";
     return 1;
   }
-  o.targetPid = cl.targetPid.value_or(0);
+  o.targetPid = pid;
   o.timeoutSeconds = cl.timeoutSeconds;
   o.outputFile = cl.outputFile;
   o.displayGlobals = !cl.noGlobalVarDisplay;
   o.globals = cl.globals;
   o.verbose = cl.verbosity > 0;
   o.targetExitStatus = cl.targetStatus;
-  if (cl.command) {
+  if (cl.command || pid) {
     std::optional<std::string> agent = agentLibraryPath();
     if (!agent) {
-      err << "sonde: -c: cannot find the agent library libsonde-agent.so next to sonde or in "
+      err << "sonde: " << (cl.command ? "-c" : "-x")
+          << ": cannot find the agent library libsonde-agent.so next to sonde or in "
           << SONDE_AGENT_INSTALL_PATH << " (set SONDE_AGENT to its path)\n";
       return 1;
     }
@@ -269,11 +320,14 @@ int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
     out << "Sonde " << SONDE_VERSION << " (SystemTap 5.5 language)\n";
     return 0;
   }
+  std::optional<std::string> bareProcess = bareProcessCommand(cl, err);
+  if (!bareProcess)
+    return 1;
   if (cl.listPattern)
-    return listProbePoints({*cl.listPattern, cl.listVariables, cl.command.value_or("")},
-                           frontendOptions(cl), out, err);
+    return listProbePoints({*cl.listPattern, cl.listVariables, *bareProcess},
+                           frontendOptions(cl, *bareProcess), out, err);
 
-  Frontend fe(err, frontendOptions(cl));
+  Frontend fe(err, frontendOptions(cl, *bareProcess));
   fe.diags().setSuppressWarnings(cl.suppressWarnings);
   fe.diags().setWarningsAreErrors(cl.warningsAreErrors);
   fe.diags().setVerbose(cl.verbosity > 0);
@@ -319,6 +373,9 @@ int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
     printElaboratedScript(fe.script(), out, cl.verbosity > 0);
     return 0;
   }
+  std::optional<int64_t> pid = attachedPid(fe.script(), cl, err);
+  if (!pid)
+    return 1;
 
   std::unique_ptr<codegen::GeneratedModule> module = runPass3(fe, copts, err);
   if (!module)
@@ -337,8 +394,8 @@ int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
     return 0;
   }
   bool switchesFiles =
-      cl.outputFile && cl.command && sema::callsBuiltin(fe.script(), "switch_file");
-  return runPass5(*modulePath, cl, switchesFiles, err);
+      cl.outputFile && (cl.command || *pid) && sema::callsBuiltin(fe.script(), "switch_file");
+  return runPass5(*modulePath, cl, *pid, switchesFiles, err);
 }
 
 } // namespace sonde

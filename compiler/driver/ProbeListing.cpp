@@ -77,12 +77,14 @@ void listMarkers(const ast::ProbePoint &p, const ListingRequest &request, Listin
   bool providerWritten = false;
   for (const auto &c : p.components) {
     auto *arg = dynamic_cast<const ast::StringLit *>(c.arg.get());
-    if (c.name == "process" && c.arg && !arg) {
-      listing.error = "process(PID).mark cannot be listed: name the executable, "
-                      "process(\"PATH\")";
-      return;
-    }
     std::string value = arg ? arg->value : "";
+    if (auto *pid = dynamic_cast<const ast::NumberLit *>(c.arg.get()); pid && c.name == "process") {
+      std::optional<std::string> exe =
+          MarkerCatalog::executableOfProcess(pid->value, listing.error);
+      if (!exe)
+        return;
+      value = *exe;
+    }
     if (c.name == "process")
       q.process = value;
     else if (c.name == "library")

@@ -43,12 +43,16 @@ std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
     const std::string *arg = stringArg(c);
     if (c.name == "process") {
       processComp = &c;
-      if (c.arg && !arg) {
-        error = "no match (process(PID).mark is not supported: name the executable, "
-                "process(\"PATH\"))";
-        return {};
-      }
       q.process = arg ? *arg : "";
+      // process(PID): the executable that process runs (sonde attaches to it).
+      if (auto *pid = dynamic_cast<const ast::NumberLit *>(c.arg.get())) {
+        std::optional<std::string> exe = MarkerCatalog::executableOfProcess(pid->value, error);
+        if (!exe) {
+          error = "no match (" + error + ")";
+          return {};
+        }
+        q.process = *exe;
+      }
     } else if (c.name == "library") {
       q.library = *arg;
     } else if (c.name == "provider") {

@@ -222,6 +222,22 @@ std::optional<std::string> MarkerCatalog::resolveExecutable(const std::string &n
   return std::nullopt;
 }
 
+std::optional<std::string> MarkerCatalog::executableOfProcess(int64_t pid, std::string &error) {
+  std::string link = "/proc/" + std::to_string(pid) + "/exe";
+  std::error_code ec;
+  fs::path exe = fs::read_symlink(link, ec);
+  if (ec) {
+    error = ec == std::errc::permission_denied
+                ? "process " + std::to_string(pid) + ": permission denied reading " + link +
+                      " (tracing another user's process needs root or CAP_SYS_PTRACE)"
+                : "no such process " + std::to_string(pid);
+    return std::nullopt;
+  }
+  // A replaced or deleted executable reads "PATH (deleted)": /proc/PID/exe
+  // still opens it, but markers are looked up by path.
+  return canonicalElf(exe.string(), error);
+}
+
 std::string MarkerCatalog::commandProgram(const std::string &command) {
   wordexp_t words{};
   if (int rc = wordexp(command.c_str(), &words, WRDE_NOCMD); rc != 0) {
@@ -238,7 +254,7 @@ MarkerQueryResult MarkerCatalog::find(const MarkerQuery &q) {
   MarkerQueryResult result;
   const std::string &target = q.process.empty() ? q.targetCommand : q.process;
   if (target.empty()) {
-    result.error = "process.mark needs a target: use process(\"PATH\") or -c CMD";
+    result.error = "process.mark needs a target: use process(\"PATH\"), -c CMD or -x PID";
     return result;
   }
   std::optional<std::string> program = resolveExecutable(target, result.error);

@@ -45,6 +45,11 @@ public:
   // nullopt + error text if missing or not an ELF file.
   static std::optional<std::string> resolveExecutable(const std::string &name, std::string &error);
 
+  // The executable running as process `pid` (-x PID, process(PID)): its
+  // /proc/PID/exe, canonical; nullopt + error text if there is no such process
+  // or it cannot be read.
+  static std::optional<std::string> executableOfProcess(int64_t pid, std::string &error);
+
   // The program a -c command runs: its first word as wordexp splits it (the way sonde
   // execs it), "" if there is none or the command does not split.
   static std::string commandProgram(const std::string &command);

@@ -1,13 +1,17 @@
 // libsonde-agent.so's start: read the SONDE_AGENT_* contract (docs in README.md),
 // load the module, attach the segment and the marker sites before the target's
-// main, and detach when sonde closes the control pipe or the process ends.
+// main, and detach when sonde closes the control pipe or the process ends. In a
+// running process (-x), sonde calls sonde_agent_attach() instead, and the
+// contract comes over a socket; such a process may be attached again later.
 #include "runtime/agent/AgentState.h"
 #include "runtime/agent/HandlerDispatch.h"
 #include "runtime/agent/SiteFinder.h"
+#include "runtime/session/AgentHandshake.h"
 #include "runtime/session/LoadedModule.h"
 #include "runtime/session/OutputSink.h"
 #include "runtime/session/RecordWriter.h"
 #include "runtime/session/Runtime.h"
+#include "runtime/symbols/LoadedObjects.h"
 #include "runtime/transport/NetlinkChannel.h"
 #include "runtime/transport/RelayChannel.h"
 #include "runtime/values/Segment.h"
@@ -26,7 +30,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <string>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 namespace sonde::agent {
@@ -58,9 +64,16 @@ struct Agent {
   std::unique_ptr<SiteSet> sites;
   int controlFd = -1;
   pid_t pid = 0;
+  // -x: the descriptors sonde sent, closed when this session ends.
+  std::vector<int> ownedFds;
 };
 Agent *agent = nullptr;
+// Loaded by sonde -x (sonde_agent_attach), not preloaded: no libc call is
+// interposed, so loaded objects are polled and thread.begin/end do not fire.
+bool injected = false;
 std::atomic<bool> attached{false};
+// A session is starting or attached in this process (one at a time).
+std::atomic<bool> starting{false};
 // Guards the site set and detach; recursive because a dlopen can happen inside
 // an attach (a library's constructor).
 std::recursive_mutex agentLock;
@@ -149,23 +162,57 @@ void warn(const std::string &text) {
   writeAll(agent->rt.errorFd, "WARNING: sonde agent: " + text + "\n");
 }
 
-void detach() {
+// Ends the session in this process: markers restored, output written. With
+// `release` (the process lives on after a -x session) the session's module,
+// segment and channel go too, once no handler runs any more; the site records
+// stay, as stubs may still reach them.
+void detach(bool release) {
   std::lock_guard<std::recursive_mutex> g(agentLock);
   if (!attached.exchange(false))
     return;
-  stopEntries();
+  bool quiet = stopEntries();
   agent->sites->detachAll();
   flushAllThreads();
   sonde_session_agent_leave(agent->segment->abi());
+  if (!release || !quiet)
+    return;
+  retireThreads();
+  (void)agent->sites.release();
+  std::vector<int> fds = std::move(agent->ownedFds);
+  fds.push_back(agent->controlFd);
+  delete agent;
+  agent = nullptr;
+  for (int fd : fds)
+    close(fd);
+  starting.store(false);
+}
+
+// -x: libraries the target dlopen()s or dlclose()s while attached, noticed
+// within kQuietFlushMs (the preloaded agent interposes dlopen instead).
+void followLoadedObjects(uint64_t *seen) {
+  uint64_t now = symbols::loadedObjectsGeneration();
+  if (now == *seen)
+    return;
+  *seen = now;
+  std::lock_guard<std::recursive_mutex> g(agentLock);
+  if (!attached.load())
+    return;
+  agent->sites->forgetUnloaded();
+  agent->sites->attachLoaded();
 }
 
 void *controlLoop(void *) {
   char buf[64];
+  uint64_t objects = symbols::loadedObjectsGeneration();
   for (;;) {
     pollfd control{agent->controlFd, POLLIN, 0};
     int ready = poll(&control, 1, kQuietFlushMs);
     if (ready == 0) {
       flushQuietThreads();
+      if (injected) {
+        followLoadedObjects(&objects);
+        prepareSpareStates();
+      }
       continue;
     }
     ssize_t n = ready > 0 ? read(agent->controlFd, buf, sizeof buf) : -1;
@@ -174,7 +221,7 @@ void *controlLoop(void *) {
     if (n <= 0)
       break; // EOF: sonde closed the pipe or died
   }
-  detach();
+  detach(injected);
   return nullptr;
 }
 
@@ -216,6 +263,20 @@ void forkChild() {
 std::string start(const Contract &c) {
   std::string error;
   auto *a = new Agent;
+  if (injected)
+    a->ownedFds = {c.segmentFd, c.outputFd, c.errorFd, c.relayFd, c.netlinkFd};
+  std::erase(a->ownedFds, -1);
+  // A failed start in a process that lives on (-x) leaves nothing behind.
+  struct Undo {
+    Agent *&a;
+    ~Undo() {
+      if (!a)
+        return;
+      for (int fd : a->ownedFds)
+        close(fd);
+      delete a;
+    }
+  } undo{a};
   a->module = session::LoadedModule::open(c.module, &error);
   if (!a->module)
     return error;
@@ -256,27 +317,78 @@ std::string start(const Contract &c) {
     a->rt.records = &a->records;
   }
   agent = a;
+  a = nullptr; // the session owns it now
+  Agent *self = agent;
   // The module's site table is writable (load_bias); the agent owns it now.
-  auto &desc = const_cast<sonde_module_desc &>(a->module->desc());
-  a->sites = std::make_unique<SiteSet>(desc, fireSite, warn);
-  initDispatch(a->rt);
-  sonde_session_agent_enter(a->segment->abi());
+  auto &desc = const_cast<sonde_module_desc &>(self->module->desc());
+  self->sites = std::make_unique<SiteSet>(desc, fireSite, warn);
+  initDispatch(self->rt);
+  sonde_session_agent_enter(self->segment->abi());
   attached.store(true);
-  atexit(onExit);
-  pthread_atfork(forkPrepare, forkParent, forkChild);
+  static std::once_flag hooks;
+  std::call_once(hooks, [] {
+    atexit(onExit);
+    pthread_atfork(forkPrepare, forkParent, forkChild);
+  });
   runLifecycle(SONDE_PROBE_PROCESS_BEGIN);
-  runLifecycle(SONDE_PROBE_THREAD_BEGIN);
+  // The preloaded agent starts on the main thread; an injected one on its own.
+  if (!injected)
+    runLifecycle(SONDE_PROBE_THREAD_BEGIN);
   {
     std::lock_guard<std::recursive_mutex> g(agentLock);
-    a->sites->attachLoaded();
+    self->sites->attachLoaded();
   }
-  startControlThread();
+  if (injected)
+    prepareSpareStates();
+  else
+    startControlThread();
   return {};
+}
+
+// -x: the thread sonde_agent_attach() starts. Connects to sonde's socket,
+// takes the contract, starts, reports on the socket, then serves as the
+// control thread (the socket's EOF detaches).
+void *attachThread(void *arg) {
+  std::unique_ptr<std::string> name(static_cast<std::string *>(arg));
+  int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name->data(), name->size());
+  socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name->size());
+  if (sock < 0 || connect(sock, reinterpret_cast<sockaddr *>(&addr), len) != 0) {
+    if (sock >= 0)
+      close(sock);
+    starting.store(false);
+    return nullptr; // sonde sees no connection and says so
+  }
+  std::string error;
+  std::optional<session::AgentContract> received = session::receiveAgentContract(sock, &error);
+  Contract c;
+  if (received) {
+    c.module = received->module;
+    c.consumerPid = received->consumerPid;
+    c.segmentFd = received->segmentFd;
+    c.outputFd = received->outputFd;
+    c.errorFd = received->errorFd;
+    c.relayFd = received->relayFd;
+    c.netlinkFd = received->netlinkFd;
+    c.netlinkConfig = received->netlinkConfig;
+    c.controlFd = sock;
+    error = start(c);
+  }
+  writeAll(sock, error.empty() ? "ready\n" : "error: " + error + "\n");
+  if (!error.empty()) {
+    close(sock);
+    starting.store(false);
+    return nullptr;
+  }
+  return controlLoop(nullptr);
 }
 
 __attribute__((constructor)) void agentMain() {
   if (!getenv("SONDE_AGENT_MODULE"))
-    return; // preloaded outside sonde: stay inert
+    return;             // preloaded outside sonde (or loaded by sonde -x): stay inert
+  starting.store(true); // the -c session is this process's only one
   int statusFd = -1;
   std::string error;
   Contract c;
@@ -291,6 +403,26 @@ __attribute__((constructor)) void agentMain() {
 
 } // namespace
 
+// Called by sonde -x on a thread it stopped: returns at once (0), the work
+// goes on in a thread of ours. 1: a session is attached already; 2: no thread.
+extern "C" __attribute__((visibility("default"))) int sonde_agent_attach(const char *socketName) {
+  bool expected = false;
+  // Claimed here, before the thread runs, so two sondes cannot both attach.
+  if (!starting.compare_exchange_strong(expected, true) || attached.load()) {
+    if (!expected)
+      starting.store(false);
+    return 1;
+  }
+  injected = true;
+  auto *name = new (std::nothrow) std::string(socketName);
+  if (!name || createAgentThread(attachThread, name) != 0) {
+    delete name;
+    starting.store(false);
+    return 2;
+  }
+  return 0;
+}
+
 bool tracingThisProcess() { return attached.load() && agent && getpid() == agent->pid; }
 
 void processExiting() {
@@ -298,7 +430,7 @@ void processExiting() {
     return;
   threadFinishing();
   runLifecycle(SONDE_PROBE_PROCESS_END);
-  detach();
+  detach(false);
 }
 
 bool prepareExec() {

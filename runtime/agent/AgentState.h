@@ -19,7 +19,8 @@ void execFailed();
 void objectsLoaded();
 void objectsUnloaded();
 
-// pthread_create without thread.begin (the agent's own control thread).
-int createAgentThread(void *(*start)(void *));
+// pthread_create without thread.begin (the agent's own threads), all signals
+// blocked in it.
+int createAgentThread(void *(*start)(void *), void *arg = nullptr);
 
 } // namespace sonde::agent

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/stat.h>
@@ -20,8 +21,15 @@ namespace sonde::agent {
 namespace {
 
 struct AgentThread {
-  explicit AgentThread(uint32_t maxStringLen) : state(maxStringLen) {}
-  session::ThreadState state;
+  AgentThread(uint32_t maxStringLen, uint32_t session) : generation(session) {
+    state.emplace(maxStringLen);
+  }
+  // Empty once retired: the session it belonged to has detached (-x).
+  std::optional<session::ThreadState> state;
+  // The attach it belongs to: after a detach and a new attach (-x), a thread's
+  // old state is never used again.
+  const uint32_t generation;
+  bool retired = false;
   std::atomic<uint32_t> inHandler{0};
   // Output waits in the thread's buffers since the last flush of a quiet thread.
   std::atomic<uint32_t> dirty{0};
@@ -39,45 +47,58 @@ const std::atomic<uint32_t> *sessionState = nullptr; // in the shared segment
 // freed: static destructors run before the agent's exit-time probes.
 std::vector<uint32_t> *lifecycle = nullptr;
 
-std::atomic<bool> accepting{true};
+std::atomic<bool> accepting{false};
+// Bumped by every attach; a thread whose state is older adopts a new one.
+std::atomic<uint32_t> generation{0};
 // Without membarrier the fast path needs a real fence against stopEntries().
 bool strongFence = true;
 
 // The registry: every thread with state. Guarded by registryLock.
 std::mutex registryLock;
 AgentThread *registry = nullptr;
+// States of detached sessions whose threads have not ended: their owners may
+// still hold them (`current`) and be about to look at them, so they stay
+// allocated, buffers freed, until the thread ends.
+AgentThread *retired = nullptr;
 pthread_key_t exitKey;
+pthread_once_t exitKeyOnce = PTHREAD_ONCE_INIT;
 
 // Trivially destructible, so it survives this thread's TLS destructors.
 __attribute__((tls_model("initial-exec"))) thread_local AgentThread *current = nullptr;
 
-void link(AgentThread *t) {
-  t->next = registry;
-  if (registry)
-    registry->prev = t;
-  registry = t;
+void link(AgentThread *&list, AgentThread *t) {
+  t->next = list;
+  if (list)
+    list->prev = t;
+  list = t;
 }
 
-void unlink(AgentThread *t) {
+void unlink(AgentThread *&list, AgentThread *t) {
   if (t->prev)
     t->prev->next = t->next;
   else
-    registry = t->next;
+    list = t->next;
   if (t->next)
     t->next->prev = t->prev;
   t->next = t->prev = nullptr;
 }
 
+bool isCurrent(const AgentThread *t) {
+  return t && t->generation == generation.load(std::memory_order_relaxed);
+}
+
+// Under the registry lock and only while entries are accepted, so that once
+// stopEntries() holds the lock no thread is still setting up a state.
 AgentThread *adopt() {
-  auto *t = new (std::nothrow) AgentThread(runtime->maxStringLen());
+  std::lock_guard<std::mutex> g(registryLock);
+  if (!accepting.load())
+    return nullptr;
+  auto *t = new (std::nothrow) AgentThread(runtime->maxStringLen(), generation.load());
   if (!t)
     return nullptr;
   if (runtime->records)
-    t->state.useRecords(*runtime->records);
-  {
-    std::lock_guard<std::mutex> g(registryLock);
-    link(t);
-  }
+    t->state->useRecords(*runtime->records);
+  link(registry, t);
   current = t;
   pthread_setspecific(exitKey, t);
   return t;
@@ -85,20 +106,47 @@ AgentThread *adopt() {
 
 // Last resort for threads that end without passing threadFinishing (cancelled):
 // their output is written, no probe runs (the runtime's TLS is gone by now).
+// `p` is the thread's latest state; older retired ones are found by owner.
 void onThreadExit(void *p) {
   auto *t = static_cast<AgentThread *>(p);
   std::lock_guard<std::mutex> g(registryLock);
-  if (!t->inHandler.load())
-    t->state.output->flush(*runtime->output);
-  unlink(t);
+  if (t->retired) {
+    unlink(retired, t);
+  } else {
+    if (!t->inHandler.load())
+      t->state->output->flush(*runtime->output);
+    unlink(registry, t);
+  }
   current = nullptr;
   delete t;
 }
 
+// States made ready outside signal handlers for threads whose first hit is a
+// trap (a 1-byte site), where malloc is off limits. Only -x needs them: the
+// preloaded agent gives every thread a state when it starts. Each is in the
+// registry already, owned by no thread until taken.
+constexpr size_t kSpareStates = 8;
+std::atomic<AgentThread *> spares[kSpareStates];
+
+AgentThread *takeSpare() {
+  for (auto &slot : spares)
+    if (AgentThread *t = slot.exchange(nullptr)) {
+      if (!isCurrent(t))
+        continue; // left from a detached session: retireThreads() owns it
+      current = t;
+      // glibc stores the first keys' values in the thread descriptor: no malloc.
+      pthread_setspecific(exitKey, t);
+      return t;
+    }
+  return nullptr;
+}
+
+void createExitKey() { pthread_key_create(&exitKey, onThreadExit); }
+
 session::ThreadState &threadStateOf(session::Runtime &) {
   AgentThread *t = current ? current : adopt();
-  // Only reached from inside a handler, which guarantees a state.
-  return t->state;
+  // Only reached from inside a handler, which guarantees a current state.
+  return *t->state;
 }
 
 bool sameFile(const char *a, const char *b) {
@@ -125,7 +173,9 @@ bool enter(AgentThread *t) {
     return false;
   }
   claimBuffers(t);
-  if (accepting.load(std::memory_order_relaxed) &&
+  // A thread that passed the first check before a detach and resumes after a
+  // new attach meets a newer generation here, and leaves.
+  if (accepting.load(std::memory_order_acquire) && isCurrent(t) &&
       sessionState->load(std::memory_order_acquire) == SONDE_SESSION_RUNNING)
     return true;
   t->inHandler.store(0, std::memory_order_release);
@@ -133,13 +183,13 @@ bool enter(AgentThread *t) {
 }
 
 void run(AgentThread *t, sonde_handler_fn handler, uint32_t index, const void *probeData) {
-  session::runHandler(*runtime, t->state, handler, index, maxAction, probeData,
+  session::runHandler(*runtime, *t->state, handler, index, maxAction, probeData,
                       session::FlushPolicy::WhenFull);
   if (!t->dirty.load(std::memory_order_relaxed))
     t->dirty.store(1, std::memory_order_relaxed);
 }
 
-void flushBuffers(AgentThread *t) { t->state.flushOutput(*runtime->output); }
+void flushBuffers(AgentThread *t) { t->state->flushOutput(*runtime->output); }
 
 // The body of every marker hit: inlined into fireSite so that a hit costs one
 // call from the stub's entry to the handler.
@@ -148,7 +198,7 @@ __attribute__((always_inline)) inline void runOnThisThread(sonde_handler_fn hand
   if (!accepting.load(std::memory_order_relaxed))
     return;
   AgentThread *t = current;
-  if (!t && (fromTrap || !(t = adopt())))
+  if (!isCurrent(t) && !(t = fromTrap ? takeSpare() : adopt()))
     return;
   if (!enter(t))
     return;
@@ -164,7 +214,8 @@ void initDispatch(session::Runtime &rt) {
   maxAction = rt.module->layout().limits().max_action;
   sessionState = &values::segmentHeader(rt.segment->abi()).sessionState;
   strongFence = !crossThreadFenceAvailable();
-  pthread_key_create(&exitKey, onThreadExit);
+  pthread_once(&exitKeyOnce, createExitKey);
+  // A previous session's table is left to threads that may still read it.
   lifecycle = new std::vector<uint32_t>[SONDE_PROBE_THREAD_END + 1];
   const sonde_module_desc &d = rt.module->desc();
   for (uint32_t i = 0; i < d.probe_count; ++i) {
@@ -175,6 +226,8 @@ void initDispatch(session::Runtime &rt) {
     if (!path || sameFile(path, "/proc/self/exe"))
       lifecycle[kind].push_back(i);
   }
+  generation.fetch_add(1);
+  accepting.store(true);
   adopt();
 }
 
@@ -198,33 +251,67 @@ void runLifecycle(sonde_probe_kind kind) {
 void threadStarted() {
   if (!accepting.load())
     return;
-  if (!current)
+  if (!isCurrent(current))
     adopt();
   runLifecycle(SONDE_PROBE_THREAD_BEGIN);
 }
 
 void threadFinishing() {
   AgentThread *t = current;
-  if (!t || t->ended)
+  if (!isCurrent(t) || t->ended)
     return;
   runLifecycle(SONDE_PROBE_THREAD_END);
   t->ended = true;
   flushThisThread();
 }
 
-void stopEntries() {
+bool stopEntries() {
   accepting.store(false, std::memory_order_seq_cst);
   syncAllThreads();
   // Handlers are bounded by MAXACTION; a thread stopped inside one (a debugger)
   // must not hang the target's exit, so give up after a while.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   std::lock_guard<std::mutex> g(registryLock);
+  bool quiet = true;
   for (AgentThread *t = registry; t; t = t->next) {
     if (t == current)
       continue;
     while (t->inHandler.load(std::memory_order_acquire) &&
            std::chrono::steady_clock::now() < deadline)
       sched_yield();
+    quiet = quiet && !t->inHandler.load(std::memory_order_acquire);
+  }
+  return quiet;
+}
+
+void prepareSpareStates() {
+  std::lock_guard<std::mutex> g(registryLock);
+  for (auto &slot : spares) {
+    if (!accepting.load() || slot.load())
+      continue;
+    auto *t = new (std::nothrow) AgentThread(runtime->maxStringLen(), generation.load());
+    if (!t)
+      return;
+    if (runtime->records)
+      t->state->useRecords(*runtime->records);
+    link(registry, t);
+    slot.store(t);
+  }
+}
+
+void retireThreads() {
+  std::lock_guard<std::mutex> g(registryLock);
+  // Spares nobody took: no thread can reach them, so they go now.
+  for (auto &slot : spares)
+    if (AgentThread *t = slot.exchange(nullptr)) {
+      unlink(registry, t);
+      delete t;
+    }
+  while (AgentThread *t = registry) {
+    unlink(registry, t);
+    t->state.reset();
+    t->retired = true;
+    link(retired, t);
   }
 }
 
@@ -235,15 +322,15 @@ void flushAllThreads() {
   for (AgentThread *t = registry; t; t = t->next) {
     if (t->inHandler.load(std::memory_order_acquire))
       continue;
-    t->state.output->flush(*runtime->output);
-    if (t->state.records)
-      t->state.records->flush(); // the partly filled buffer, for the consumer
+    t->state->output->flush(*runtime->output);
+    if (t->state->records)
+      t->state->records->flush(); // the partly filled buffer, for the consumer
   }
 }
 
 void flushThisThread() {
   AgentThread *t = current;
-  if (!t || t->inHandler.load())
+  if (!isCurrent(t) || t->inHandler.load())
     return;
   claimBuffers(t);
   flushBuffers(t);
@@ -287,13 +374,13 @@ void forkChild() {
   // Other threads do not exist here: their states are unreachable, not freed
   // (they may have been mid-handler).
   new (&registryLock) std::mutex();
-  registry = nullptr;
-  if (current) {
+  registry = retired = nullptr;
+  if (isCurrent(current)) {
     current->next = current->prev = nullptr;
-    link(current);
+    link(registry, current);
     // The inherited ring is the parent thread's, which keeps writing it.
-    if (current->state.records)
-      current->state.records->forgetAfterFork();
+    if (current->state->records)
+      current->state->records->forgetAfterFork();
   }
   runtime->output->resetAfterFork();
 }

@@ -12,8 +12,10 @@
 
 namespace sonde::agent {
 
-// Binds the dispatcher to the agent's runtime (sets rt.threadSource) and picks
-// the lifecycle probes that apply to this executable. Call once, single-threaded.
+// Binds the dispatcher to the agent's runtime (sets rt.threadSource), picks
+// the lifecycle probes that apply to this executable and starts accepting
+// entries. Once per attach; a later attach (-x) starts a new generation of
+// thread states.
 void initDispatch(session::Runtime &rt);
 
 // Runs probe `index` on the calling thread with ctx->probe_data = probeData,
@@ -35,8 +37,16 @@ void runLifecycle(sonde_probe_kind kind);
 void threadStarted();
 void threadFinishing();
 
-// Stops new handler entries and waits (bounded) for the running ones.
-void stopEntries();
+// Stops new handler entries and waits (bounded) for the running ones; false if
+// some handler was still running when it gave up.
+bool stopEntries();
+// Keeps a few thread states ready for threads whose first hit is a trap (a
+// 1-byte site) in a process attached with -x. Not from a signal handler.
+void prepareSpareStates();
+// After stopEntries() and the last flush of a detach that ends this session in
+// a process that lives on (-x): every thread state is retired, its buffers
+// freed, so that nothing refers to the session's module, segment or channel.
+void retireThreads();
 // Lets handlers run again (an exec that failed).
 void resumeEntries();
 // Writes every registered thread's buffered output. Only with entries stopped,

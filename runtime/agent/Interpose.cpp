@@ -84,7 +84,7 @@ int doExecvp(const char *file, char *const argv[]) {
 
 namespace sonde::agent {
 
-int createAgentThread(void *(*start)(void *)) {
+int createAgentThread(void *(*start)(void *), void *arg) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -93,7 +93,7 @@ int createAgentThread(void *(*start)(void *)) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t t;
-  int rc = realPthreadCreate()(&t, &attr, start, nullptr);
+  int rc = realPthreadCreate()(&t, &attr, start, arg);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   pthread_attr_destroy(&attr);
   return rc;

@@ -2,6 +2,7 @@
 
 #include "runtime/session/KernelProbes.h"
 
+#include "runtime/session/AttachedProcess.h"
 #include "runtime/session/GlobalDisplay.h"
 #include "runtime/session/ProbeRunner.h"
 #include "runtime/session/SessionFacts.h"
@@ -89,9 +90,9 @@ bool runsInTargets(const LoadedModule &m) {
 }
 
 // Waits until a handler asks to stop, a signal arrives, the -T timeout, or the
-// -c target exits.
+// -c target exits. A -x target ending does not end the session (as with stap).
 void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> timeout,
-                 TargetProcess *target, RecordOutput *records) {
+                 TargetProcess *target, AttachedProcess *attached, RecordOutput *records) {
   int64_t deadlineMs = -1;
   auto now = [] {
     timespec ts;
@@ -110,11 +111,12 @@ void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> ti
         return;
       waitMs = static_cast<int>(std::min<int64_t>(left, waitMs));
     }
-    pollfd fds[4] = {{wakeFd, POLLIN, 0},
+    pollfd fds[5] = {{wakeFd, POLLIN, 0},
                      {signalFd, POLLIN, 0},
                      {target ? target->exitFd() : -1, POLLIN, 0},
-                     {target ? target->statusFd() : -1, POLLIN, 0}};
-    if (poll(fds, 4, waitMs) <= 0)
+                     {target ? target->statusFd() : -1, POLLIN, 0},
+                     {attached ? attached->statusFd() : -1, POLLIN, 0}};
+    if (poll(fds, 5, waitMs) <= 0)
       continue;
     if (fds[1].revents & POLLIN) {
       signalfd_siginfo info;
@@ -127,21 +129,29 @@ void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> ti
     }
     if (target && (fds[3].revents & (POLLIN | POLLHUP)))
       target->takeAgentReports(rt.errorFd);
+    if (attached && (fds[4].revents & (POLLIN | POLLHUP)))
+      attached->takeAgentReports(rt.errorFd);
     if (fds[2].revents & POLLIN)
       return;
   }
 }
 
 // Ends tracing in the target (and its forked children): closing the control pipe
-// makes each agent restore its markers and flush; end probes wait for that, so
-// they see every count and print after every line the target produced.
-void detachTarget(Runtime &rt, TargetProcess &target) {
-  target.detachAgents();
+// (-c) or socket (-x) makes each agent restore its markers and flush; end probes
+// wait for that, so they see every count and print after every line the target
+// produced.
+void detachTarget(Runtime &rt, TargetProcess *target, AttachedProcess *attached) {
+  if (target)
+    target->detachAgents();
+  if (attached)
+    attached->detachAgent();
   timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);
   for (;;) {
-    target.takeAgentReports(rt.errorFd);
-    target.exitStatus(); // reaps it: a dead target's agent stops counting
+    if (target) {
+      target->takeAgentReports(rt.errorFd);
+      target->exitStatus(); // reaps it: a dead target's agent stops counting
+    }
     if (sonde_session_agent_count(rt.segment->abi()) == 0)
       return;
     timespec now;
@@ -232,13 +242,25 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   int signalFd = signalfd(-1, &stopSignals, SFD_CLOEXEC);
   int wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 
-  // The agent runs handlers in processes sonde starts; it cannot enter a running one.
-  if (!options.targetCommand && runsInTargets(*module))
+  // The agent runs handlers in processes sonde starts (-c) or attaches to (-x).
+  bool attaching = !options.targetCommand && options.targetPid > 0 && runsInTargets(*module);
+  if (!options.targetCommand && !attaching && runsInTargets(*module))
     for (uint32_t i = 0; i < module->desc().probe_count; ++i)
       if (runsInTarget(module->probe(i).kind)) {
         err << "sonde: WARNING: " << module->probe(i).pp
-            << " runs only in a process started with -c CMD (and its forked children); "
-               "without -c it never fires\n";
+            << " runs only in a process started with -c CMD (and its forked children) or "
+               "attached with -x PID; without either it never fires\n";
+        break;
+      }
+
+  // The injected agent interposes nothing, so it cannot see threads start or end.
+  if (attaching)
+    for (uint32_t i = 0; i < module->desc().probe_count; ++i)
+      if (uint32_t kind = module->probe(i).kind;
+          kind == SONDE_PROBE_THREAD_BEGIN || kind == SONDE_PROBE_THREAD_END) {
+        err << "sonde: WARNING: " << module->probe(i).pp
+            << " does not fire in a process attached with -x (thread starts and ends are "
+               "seen only in processes started with -c)\n";
         break;
       }
 
@@ -323,14 +345,41 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   if (records)
     records->drainNow(); // begin probes' output before the target's
   rt.kernel = options.kernel;
-  bool kernelFailed = false;
+  bool startFailed = false;
   if (rt.kernel && sonde_session_running(seg) && !rt.kernel->start(rt, &error)) {
     err << "sonde: " << error << "\n";
     sonde_session_set_state(seg, SONDE_SESSION_ERROR);
     rt.kernel = nullptr;
-    kernelFailed = true;
+    startFailed = true;
     if (target)
       target->abandon(); // the command never runs untraced
+  }
+
+  // -x: attached once begin probes have run, so that process.begin, which the
+  // agent runs as it starts, sees the session running.
+  std::optional<AttachedProcess> attached;
+  if (attaching && sonde_session_running(seg)) {
+    AttachSpec spec{static_cast<pid_t>(options.targetPid),
+                    options.agentPath,
+                    modulePath,
+                    segment->fd(),
+                    records ? records->relayFd() : -1,
+                    records ? records->netlinkFd() : -1,
+                    records ? records->netlinkConfig() : "",
+                    outFd,
+                    STDERR_FILENO};
+    std::optional<AttachedProcess> a = AttachedProcess::attach(spec, &error);
+    if (a) {
+      attached.emplace(std::move(*a));
+      requests.start(); // the traced process's system() and switch_file()
+      if (options.verbose)
+        err << "sonde: attached to pid " << options.targetPid << " (one thread stopped for "
+            << attached->pause().count() / 1000.0 << " ms)\n";
+    } else {
+      err << "sonde: " << error << "\n";
+      sonde_session_set_state(seg, SONDE_SESSION_ERROR);
+      startFailed = true;
+    }
   }
 
   {
@@ -340,7 +389,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
         target->release();
       timers.start();
       waitForStop(rt, wakeFd, signalFd, options.timeoutSeconds, target ? &*target : nullptr,
-                  records.get());
+                  attached ? &*attached : nullptr, records.get());
     }
     if (target && !target->exitStatus() && !sonde_session_running(seg) &&
         sonde_session_state(seg) == SONDE_SESSION_STARTING)
@@ -352,8 +401,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
       rt.kernel->stop(); // every record of the kernel probes, and their final state
       rt.kernel->importState();
     }
-    if (target)
-      detachTarget(rt, *target);
+    if (target || attached)
+      detachTarget(rt, target ? &*target : nullptr, attached ? &*attached : nullptr);
     if (records)
       records->drainNow(); // every record of the traced processes, before end probes
   }
@@ -392,17 +441,20 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   int status = 0;
   if (target)
     status = reportTarget(*target, *module, options, err);
+  if (attached && options.verbose)
+    err << "sonde: detached from pid " << options.targetPid
+        << (attached->running() ? ", which keeps running" : ", which has ended") << "\n";
   if (records)
     records->summarize(err);
   uint64_t errors = sonde_session_error_count(seg), skipped = sonde_session_skipped_count(seg);
-  if (errors == 0 && skipped == 0 && !kernelFailed)
+  if (errors == 0 && skipped == 0 && !startFailed)
     return recordsOk ? status : 1;
   char text[512];
   size_t n = errors || skipped ? sonde_error_run_summary(errors, skipped, text, sizeof text) : 0;
   n += sonde_error_pass5_failed(text + n, sizeof text - n);
   err.write(text, static_cast<std::streamsize>(n));
   err.flush();
-  return options.targetExitStatus && target && !kernelFailed ? status : 1;
+  return options.targetExitStatus && target && !startFailed ? status : 1;
 }
 
 } // namespace sonde::session

@@ -17,14 +17,14 @@ namespace sonde::session {
 class KernelProbes;
 
 struct SessionOptions {
-  int64_t targetPid = 0;                                    // target()
-  std::optional<double> timeoutSeconds;                     // -T
-  std::optional<std::string> outputFile;                    // -o
-  bool displayGlobals = true;                               // not --no-global-var-display
+  int64_t targetPid = 0;                 // target(); -x: the process the agent attaches to
+  std::optional<double> timeoutSeconds;  // -T
+  std::optional<std::string> outputFile; // -o
+  bool displayGlobals = true;            // not --no-global-var-display
   std::vector<std::pair<std::string, std::string>> globals; // -G NAME=VALUE
   // -c CMD: run CMD with the agent preloaded; the session ends when it exits.
   std::optional<std::string> targetCommand;
-  std::string agentPath;         // libsonde-agent.so, for -c
+  std::string agentPath;         // libsonde-agent.so, for -c and -x
   bool targetExitStatus = false; // --target-status: exit with the target's status
   bool verbose = false;          // -v: a closing line about the target
   // A record transport (--transport=relay, or implied by -b, -F, ...): every

@@ -124,4 +124,11 @@ const ElfSymbol *ElfSymbolTable::containing(uint64_t linkAddress) const {
   return nullptr;
 }
 
+const ElfSymbol *ElfSymbolTable::named(std::string_view name) const {
+  for (const ElfSymbol &s : symbols_)
+    if (s.global && s.name == name)
+      return &s;
+  return nullptr;
+}
+
 } // namespace sonde::symbols

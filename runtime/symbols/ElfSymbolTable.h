@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sonde::symbols {
@@ -28,6 +29,8 @@ public:
   // The symbol whose [address, address + size) holds `linkAddress`; a symbol
   // of size 0 holds only its own address. Null if none does.
   const ElfSymbol *containing(uint64_t linkAddress) const;
+  // A global (or weak) symbol called `name`, or null.
+  const ElfSymbol *named(std::string_view name) const;
   size_t size() const { return symbols_.size(); }
 
 private:

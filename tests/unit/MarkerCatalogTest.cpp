@@ -293,7 +293,7 @@ TEST_F(MarkerCatalogTest, BareProcessUsesTargetCommand) {
   MarkerQuery q;
   q.name = "app_start";
   MarkerQueryResult none = MarkerCatalog().find(q);
-  EXPECT_EQ(none.error, "process.mark needs a target: use process(\"PATH\") or -c CMD");
+  EXPECT_EQ(none.error, "process.mark needs a target: use process(\"PATH\"), -c CMD or -x PID");
   q.targetCommand = path("app");
   MarkerQueryResult r = MarkerCatalog().find(q);
   EXPECT_EQ(r.error, "");
