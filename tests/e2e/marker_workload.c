@@ -8,7 +8,7 @@
  *             values below (signed, then unsigned, per width), $arg9 at the
  *             char 'A', $arg10 is 8 (unreadable)
  *   strings   fires `strings` once: $arg1 "hello, marker", $arg2 a string with
- *             a tab, quotes, a backslash, \001, \177 and a 2-byte UTF-8 "é",
+ *             a tab, quotes, a backslash, \001, \177 and U+00E9 in UTF-8,
  *             $arg3 an 11-byte buffer with an embedded NUL and non-printable
  *             bytes, $arg4 its size, $arg5 a 43-byte text, $arg6 8 (unreadable)
  *   chain N   N times main -> outer -> middle -> inner, where `deep` fires
@@ -30,7 +30,8 @@ static const int32_t s32 = -1234567890;
 static const uint32_t u32 = 4000000000u;
 static const int64_t s64 = -1234567890123456789ll;
 static const uint64_t u64 = 0xfedcba9876543210ull;
-/* Positive: whether the target's `char` is signed does not change it. */
+/* Positive: user_char reads a C char, which stap's kernel runtime reads unsigned
+ * since Linux 6.2 and the target signed. */
 static const char letter = 'A';
 
 static const char text[] = "hello, marker";
@@ -59,7 +60,8 @@ __attribute__((noinline)) static void fire_context(void) {
 
 /* The call chain of the stack goldens. External, so that no optimization renames
  * them (.constprop, .isra); without arguments, so that each frame-pointer
- * prologue is all that precedes the marker and the calls. */
+ * prologue is all that precedes the marker and the calls, whose offsets
+ * print_ubacktrace_brief.probe prints. */
 __attribute__((noinline)) void inner(void) { SONDE_PROBE(workload, deep); }
 
 __attribute__((noinline)) void middle(void) {
