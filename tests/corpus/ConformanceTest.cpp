@@ -2,7 +2,9 @@
 // the real `sonde` from inside AREA/, and its stdout, stderr and exit status must
 // equal NAME.stdout, NAME.stderr (empty when absent) and NAME.exit (0 when absent).
 // Header comments pass options: `# options: -D MAXACTION=10`, `# args: 1 foo`,
-// `# target: ARGS` (tests/kernel/kernel_workload ARGS as the -c command).
+// `# target: ARGS` (tests/kernel/kernel_workload ARGS as the -c command),
+// `# marker-target: ARGS` (tests/e2e/marker_workload ARGS as the -c command; its
+// absolute path reads MARKER_WORKLOAD in the output, as pp() and errors name it).
 #include "ProcessRunner.h"
 #include "ScriptFiles.h"
 #include "TextDiff.h"
@@ -48,14 +50,19 @@ TEST_P(Conformance, MatchesGoldenOutput) {
   const fs::path &script = GetParam().script;
   std::string text = readFile(script);
   std::vector<std::string> args = headerWords(text, "options");
-  // `# target: close 1000 -1 1` runs the kernel workload with those arguments.
-  std::vector<std::string> target = headerWords(text, "target");
-  if (!target.empty()) {
-    std::string workload = KERNEL_WORKLOAD;
-    for (const auto &word : target)
-      workload += " " + word;
-    args.insert(args.end(), {"-c", workload});
-  }
+  // `# target: close 1000 -1 1` runs the kernel workload with those arguments,
+  // `# marker-target: chain 3` the marker workload.
+  auto addCommand = [&](const std::string &workload, const std::vector<std::string> &words) {
+    std::string command = workload;
+    for (const auto &word : words)
+      command += " " + word;
+    args.insert(args.end(), {"-c", command});
+  };
+  if (std::vector<std::string> target = headerWords(text, "target"); !target.empty())
+    addCommand(KERNEL_WORKLOAD, target);
+  std::vector<std::string> markerTarget = headerWords(text, "marker-target");
+  if (!markerTarget.empty())
+    addCommand(MARKER_WORKLOAD, markerTarget);
   args.push_back(script.filename().string());
   for (auto &a : headerWords(text, "args"))
     args.push_back(a);
@@ -71,6 +78,17 @@ TEST_P(Conformance, MatchesGoldenOutput) {
   // Kernel scripts where the kernel refuses BPF: the one-line reason, then skip.
   if (r.exitCode != 0 && r.stderrText.find("kernel probes need root") != std::string::npos)
     GTEST_SKIP() << r.stderrText;
+
+  // The build tree's path differs between machines: goldens name the workload
+  // MARKER_WORKLOAD (the path sonde resolved may be the canonical one).
+  if (!markerTarget.empty()) {
+    for (const std::string &path :
+         {fs::canonical(MARKER_WORKLOAD).string(), std::string(MARKER_WORKLOAD)}) {
+      for (std::string *out : {&r.stdoutText, &r.stderrText})
+        for (size_t at; (at = out->find(path)) != std::string::npos;)
+          out->replace(at, path.size(), "MARKER_WORKLOAD");
+    }
+  }
 
   auto expectedOf = [&](const char *ext) {
     fs::path p = fs::path(script).replace_extension(ext);
