@@ -178,19 +178,29 @@ void sonde_error_take(sonde_context *ctx, char *out) {
                  &level, sizeof level);
     return;
   }
-  int fault = status == SONDE_BPF_ERROR_USER_STRING || status == SONDE_BPF_ERROR_KERNEL_STRING ||
-              status == SONDE_BPF_ERROR_READ;
-  const char *text = status == SONDE_ERROR_DIVISION_BY_ZERO    ? "division by 0"
-                     : status == SONDE_ERROR_RANDINT_RANGE     ? "range too wide"
-                     : status == SONDE_BPF_ERROR_USER_STRING   ? "user string copy fault at 0x"
-                     : status == SONDE_BPF_ERROR_KERNEL_STRING ? "kernel string copy fault at 0x"
-                     : status == SONDE_BPF_ERROR_READ ? "read fault [man error::fault] at 0x"
-                     : status == SONDE_ERR_MAP_FULL   ? "Array overflow, check MAXMAPENTRIES"
-                                                      : "error";
+  /* Faults in the words sonde uses when they are not caught (KernelProbeSet). */
+  __u64 fault[2] = {(__u64)ctx->runtime, (__u64)ctx->error_message};
+  if (status == SONDE_BPF_ERROR_USER_STRING) {
+    bpf_snprintf(out, sonde_cfg_str_cap, "user string copy fault %lld at 0x%llx [man error::fault]",
+                 fault, sizeof fault);
+    return;
+  }
+  if (status == SONDE_BPF_ERROR_KERNEL_STRING) {
+    bpf_snprintf(out, sonde_cfg_str_cap,
+                 "kernel string copy fault %lld at 0x%llx [man error::fault]", fault, sizeof fault);
+    return;
+  }
+  if (status == SONDE_BPF_ERROR_READ) {
+    bpf_snprintf(out, sonde_cfg_str_cap, "read fault [man error::fault] at 0x%llx", &fault[1],
+                 sizeof fault[1]);
+    return;
+  }
+  const char *text = status == SONDE_ERROR_DIVISION_BY_ZERO ? "division by 0"
+                     : status == SONDE_ERROR_RANDINT_RANGE  ? "range too wide"
+                     : status == SONDE_ERR_MAP_FULL         ? "Array overflow, check MAXMAPENTRIES"
+                                                            : "error";
   sonde_bpf_strcpy(out, status == SONDE_BPF_ERROR_MESSAGE ? ctx->error_message : text,
                    sonde_cfg_str_cap);
-  if (fault)
-    appendHex(out, boundedLength(out, sonde_cfg_str_cap), (uint64_t)ctx->error_message);
 }
 
 /* ------------------------------------------------------------------ tracepoint arguments */
