@@ -26,6 +26,16 @@ std::vector<int *> fdSlots(AgentContract &c) {
   return slots;
 }
 
+// One data buffer and a control buffer for SCM_RIGHTS.
+msghdr messageOf(iovec *data, char *control, size_t controlSize) {
+  msghdr msg{};
+  msg.msg_iov = data;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = controlSize;
+  return msg;
+}
+
 } // namespace
 
 std::string encodeContractText(const AgentContract &c) {
@@ -95,11 +105,7 @@ bool sendAgentContract(int socket, const AgentContract &contract, std::string *e
     fds.push_back(*slot);
   char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
   iovec iov{text.data(), text.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+  msghdr msg = messageOf(&iov, control, CMSG_SPACE(sizeof(int) * fds.size()));
   cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
   cmsg->cmsg_level = SOL_SOCKET;
   cmsg->cmsg_type = SCM_RIGHTS;
@@ -121,11 +127,7 @@ std::optional<AgentContract> receiveAgentContract(int socket, std::string *error
   std::vector<char> text(kMaxText);
   char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
   iovec iov{text.data(), text.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
+  msghdr msg = messageOf(&iov, control, sizeof control);
   ssize_t n;
   do
     n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);

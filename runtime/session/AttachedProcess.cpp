@@ -296,10 +296,8 @@ std::optional<AttachedProcess> AttachedProcess::attach(const AttachSpec &spec, s
   if (ok)
     ok = (p.socket_ = acceptAgent(listenFd, spec.pid, &why)) >= 0;
   close(listenFd);
-  AgentContract contract{spec.modulePath, getpid(),     spec.segmentFd, spec.outputFd,
-                         spec.errorFd,    spec.relayFd, spec.netlinkFd, spec.netlinkConfig};
   if (ok)
-    ok = sendAgentContract(p.socket_, contract, &why) && awaitReady(p.socket_, &why);
+    ok = sendAgentContract(p.socket_, spec.contract, &why) && awaitReady(p.socket_, &why);
   if (!ok)
     return fail(why);
   fcntl(p.socket_, F_SETFL, O_NONBLOCK);

@@ -5,6 +5,8 @@
 // the agent: it restores every marker and the process runs on untouched.
 #pragma once
 
+#include "runtime/session/AgentHandshake.h"
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -15,11 +17,7 @@ namespace sonde::session {
 struct AttachSpec {
   pid_t pid = 0;
   std::string agentPath;  // libsonde-agent.so
-  std::string modulePath; // the compiled handler module
-  int segmentFd = -1;
-  int relayFd = -1, netlinkFd = -1;
-  std::string netlinkConfig;
-  int outputFd = 1, errorFd = 2;
+  AgentContract contract; // what the agent receives, over the socket
 };
 
 // Why the executable at `path` cannot run sonde's agent (not readable, not

@@ -52,9 +52,9 @@ UserStack unwind(sonde_context *ctx, uint32_t loc) {
   s.present = true;
   s.pcs.resize(runtimeOf(ctx).module->layout().limits().max_backtrace);
   std::string error;
-  s.depth = sonde::symbols::unwindFromMarker(
-      *static_cast<const sonde_marker_frame *>(ctx->probe_data), pc, s.pcs.data(), s.pcs.size(),
-      &error);
+  s.depth =
+      sonde::symbols::unwindFromMarker(*static_cast<const sonde_marker_frame *>(ctx->probe_data),
+                                       pc, s.pcs.data(), s.pcs.size(), &error);
   if (!error.empty())
     sonde_raise_message(ctx, error.c_str(), loc);
   return s;

@@ -13,9 +13,7 @@ size_t cap(sonde_context *ctx) { return runtimeOf(ctx).maxStringLen(); }
 
 extern "C" {
 
-int64_t sonde_fn_strlen_1(sonde_context *, const char *s, uint32_t) {
-  return sonde_str_strlen(s);
-}
+int64_t sonde_fn_strlen_1(sonde_context *, const char *s, uint32_t) { return sonde_str_strlen(s); }
 
 void sonde_fn_substr_3(sonde_context *ctx, char *out, const char *s, int64_t start, int64_t len,
                        uint32_t) {
@@ -55,8 +53,8 @@ void sonde_fn_text_str_1(sonde_context *ctx, char *out, const char *s, uint32_t)
   sonde_str_text_str(s, out, cap(ctx));
 }
 
-void sonde_fn_text_strn_3(sonde_context *ctx, char *out, const char *s, int64_t len,
-                          int64_t quoted, uint32_t) {
+void sonde_fn_text_strn_3(sonde_context *ctx, char *out, const char *s, int64_t len, int64_t quoted,
+                          uint32_t) {
   sonde_str_text_strn(s, len, quoted, out, cap(ctx));
 }
 

@@ -23,13 +23,13 @@ extern "C" {
 /* Errors a handler raises, beyond the value statuses of ValueAbi.h (which
  * sonde_raise() also accepts). */
 enum sonde_error_code {
-  SONDE_ERROR_DIVISION_BY_ZERO = 100, /* "division by 0" */
-  SONDE_ERROR_MAXACTION = 101,        /* "MAXACTION exceeded" (uncatchable) */
-  SONDE_ERROR_MAXNESTING = 102,       /* "MAXNESTING exceeded" */
+  SONDE_ERROR_DIVISION_BY_ZERO = 100,    /* "division by 0" */
+  SONDE_ERROR_MAXACTION = 101,           /* "MAXACTION exceeded" (uncatchable) */
+  SONDE_ERROR_MAXNESTING = 102,          /* "MAXNESTING exceeded" */
   SONDE_ERROR_FUNCTIONS_EXHAUSTED = 103, /* "all functions exhausted" */
-  SONDE_ERROR_STRING_POSITION = 104,  /* "Position out of bounds" (stringat) */
-  SONDE_ERROR_RANDINT_RANGE = 105,    /* "range too wide" (randint) */
-  SONDE_ERROR_ABORT = 106,            /* abort(): ends the session, uncatchable */
+  SONDE_ERROR_STRING_POSITION = 104,     /* "Position out of bounds" (stringat) */
+  SONDE_ERROR_RANDINT_RANGE = 105,       /* "range too wide" (randint) */
+  SONDE_ERROR_ABORT = 106,               /* abort(): ends the session, uncatchable */
 };
 
 /* ctx->error after abort(): the handler ends at once, nothing is reported and
@@ -51,10 +51,10 @@ typedef struct sonde_context {
   uint32_t probe_index;    /* the running probe (sonde_module_desc::probes) */
   uint32_t error_location; /* sonde_location index of the failing token */
   uint32_t reserved;
-  char *error_message;     /* MAXSTRINGLEN bytes: the propagating error's text */
-  const void *probe_data;  /* probe-kind data, e.g. a marker's saved registers */
-  void *runtime;           /* the loaded module's runtime state (opaque) */
-  void *thread;            /* per-thread scratch: tokenize, regex captures (opaque) */
+  char *error_message;    /* MAXSTRINGLEN bytes: the propagating error's text */
+  const void *probe_data; /* probe-kind data, e.g. a marker's saved registers */
+  void *runtime;          /* the loaded module's runtime state (opaque) */
+  void *thread;           /* per-thread scratch: tokenize, regex captures (opaque) */
 } sonde_context;
 
 /* ---- errors ---- */
@@ -86,8 +86,8 @@ void sonde_out_hist_map(sonde_context *ctx, const sonde_map *m, const sonde_key 
                         uint32_t loc);
 /* sprint(@hist_*(...)) into out (MAXSTRINGLEN). */
 void sonde_out_shist_stats(sonde_context *ctx, const sonde_stats *s, char *out, uint32_t loc);
-void sonde_out_shist_map(sonde_context *ctx, const sonde_map *m, const sonde_key *keys,
-                         char *out, uint32_t loc);
+void sonde_out_shist_map(sonde_context *ctx, const sonde_map *m, const sonde_key *keys, char *out,
+                         uint32_t loc);
 /* warn(msg): "WARNING: msg" on stderr at once. log(msg): msg + "\n" on the output. */
 void sonde_out_warn(sonde_context *ctx, const char *message);
 void sonde_out_log(sonde_context *ctx, const char *message);

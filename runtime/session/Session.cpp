@@ -276,19 +276,22 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     records->start();
   }
 
+  // What an agent in a traced process (-c or -x) receives.
+  AgentContract contract{modulePath,
+                         getpid(),
+                         segment->fd(),
+                         outFd,
+                         STDERR_FILENO,
+                         records ? records->relayFd() : -1,
+                         records ? records->netlinkFd() : -1,
+                         records ? records->netlinkConfig() : ""};
+
   // The target exists (held before exec) before begin probes run, so target()
   // works there, as with stap -c.
   std::optional<TargetProcess> target;
   if (options.targetCommand) {
-    TargetSpec spec{*options.targetCommand,
-                    runsInTargets(*module) ? options.agentPath : "",
-                    modulePath,
-                    segment->fd(),
-                    records ? records->relayFd() : -1,
-                    records ? records->netlinkFd() : -1,
-                    records ? records->netlinkConfig() : "",
-                    outFd,
-                    STDERR_FILENO};
+    TargetSpec spec{*options.targetCommand, runsInTargets(*module) ? options.agentPath : "",
+                    contract};
     std::optional<TargetProcess> spawned = TargetProcess::spawn(spec, &error);
     if (!spawned) {
       err << "sonde: " << error << "\n";
@@ -359,15 +362,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   // agent runs as it starts, sees the session running.
   std::optional<AttachedProcess> attached;
   if (attaching && sonde_session_running(seg)) {
-    AttachSpec spec{static_cast<pid_t>(options.targetPid),
-                    options.agentPath,
-                    modulePath,
-                    segment->fd(),
-                    records ? records->relayFd() : -1,
-                    records ? records->netlinkFd() : -1,
-                    records ? records->netlinkConfig() : "",
-                    outFd,
-                    STDERR_FILENO};
+    AttachSpec spec{static_cast<pid_t>(options.targetPid), options.agentPath, contract};
     std::optional<AttachedProcess> a = AttachedProcess::attach(spec, &error);
     if (a) {
       attached.emplace(std::move(*a));

@@ -36,19 +36,19 @@ std::string wordexpError(int rc) {
 void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd) {
   // Inherited descriptors the agent reads: dup() clears FD_CLOEXEC.
   auto env = [](const char *name, long value) { setenv(name, std::to_string(value).c_str(), 1); };
-  env("SONDE_AGENT_SEGMENT_FD", dup(spec.segmentFd));
-  if (spec.relayFd >= 0)
-    env("SONDE_AGENT_RELAY_FD", dup(spec.relayFd));
-  if (spec.netlinkFd >= 0) {
-    env("SONDE_AGENT_NETLINK_FD", dup(spec.netlinkFd));
-    setenv("SONDE_AGENT_NETLINK_CONFIG", spec.netlinkConfig.c_str(), 1);
+  env("SONDE_AGENT_SEGMENT_FD", dup(spec.contract.segmentFd));
+  if (spec.contract.relayFd >= 0)
+    env("SONDE_AGENT_RELAY_FD", dup(spec.contract.relayFd));
+  if (spec.contract.netlinkFd >= 0) {
+    env("SONDE_AGENT_NETLINK_FD", dup(spec.contract.netlinkFd));
+    setenv("SONDE_AGENT_NETLINK_CONFIG", spec.contract.netlinkConfig.c_str(), 1);
   }
   env("SONDE_AGENT_CONTROL_FD", controlFd);
   env("SONDE_AGENT_STATUS_FD", statusFd);
-  env("SONDE_AGENT_OUTPUT_FD", dup(spec.outputFd));
-  env("SONDE_AGENT_ERROR_FD", dup(spec.errorFd));
-  env("SONDE_AGENT_CONSUMER_PID", getppid());
-  setenv("SONDE_AGENT_MODULE", spec.modulePath.c_str(), 1);
+  env("SONDE_AGENT_OUTPUT_FD", dup(spec.contract.outputFd));
+  env("SONDE_AGENT_ERROR_FD", dup(spec.contract.errorFd));
+  env("SONDE_AGENT_CONSUMER_PID", spec.contract.consumerPid);
+  setenv("SONDE_AGENT_MODULE", spec.contract.module.c_str(), 1);
   std::string preload = spec.agentPath;
   if (const char *old = getenv("LD_PRELOAD"); old && *old)
     preload += std::string(":") + old;

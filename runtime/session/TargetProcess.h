@@ -5,6 +5,8 @@
 // status pipe on which each agent reports "ready" or "error: ...".
 #pragma once
 
+#include "runtime/session/AgentHandshake.h"
+
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -14,12 +16,7 @@ namespace sonde::session {
 struct TargetSpec {
   std::string command;    // split like a shell word list (wordexp, no substitution)
   std::string agentPath;  // libsonde-agent.so; "" when no probe runs in the target
-  std::string modulePath; // the compiled handler module
-  int segmentFd = -1;
-  int relayFd = -1;          // the relay channel's memfd, or -1
-  int netlinkFd = -1;        // the netlink channel's sending socket, or -1
-  std::string netlinkConfig; // NetlinkConfig::encode(), with netlinkFd
-  int outputFd = 1, errorFd = 2;
+  AgentContract contract; // what the agent receives, through the environment
 };
 
 class TargetProcess {
