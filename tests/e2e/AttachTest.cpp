@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <poll.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -108,7 +110,39 @@ public:
     for (size_t at = 0; (at = maps.find("module.so", at)) != std::string::npos; ++at)
       ++modules;
     return "threads " + std::to_string(count(proc + "/task")) + ", fds " +
-           std::to_string(count(proc + "/fd")) + ", modules mapped " + std::to_string(modules);
+           std::to_string(count(proc + "/fd")) + ", modules mapped " + std::to_string(modules) +
+           ", code " + (codeAsInFile() ? "as in its file" : "CHANGED");
+  }
+
+  // Whether the executable's code in memory equals its file: every byte the
+  // agent patched (5-byte NOPs, int3s) is back.
+  bool codeAsInFile() const {
+    std::string proc = "/proc/" + pidText();
+    std::string exe = std::filesystem::canonical(proc + "/exe").string();
+    std::istringstream maps(readFile(proc + "/maps"));
+    std::string line;
+    bool checked = false;
+    while (std::getline(maps, line)) {
+      unsigned long start = 0, end = 0, offset = 0;
+      char perms[8] = {};
+      if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx", &start, &end, perms, &offset) != 4 ||
+          perms[2] != 'x' || line.size() < exe.size() ||
+          line.compare(line.size() - exe.size(), exe.size(), exe) != 0)
+        continue;
+      std::string memory(end - start, '\0'), file(end - start, '\0');
+      int mem = open((proc + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+      int elf = open(exe.c_str(), O_RDONLY | O_CLOEXEC);
+      ssize_t m = pread(mem, memory.data(), memory.size(), static_cast<off_t>(start));
+      ssize_t f = pread(elf, file.data(), file.size(), static_cast<off_t>(offset));
+      close(mem);
+      close(elf);
+      // The last page may extend past the end of the file: compare what both have.
+      size_t n = static_cast<size_t>(std::min(m, f));
+      if (m <= 0 || f <= 0 || memory.compare(0, n, file, 0, n) != 0)
+        return false;
+      checked = true;
+    }
+    return checked;
   }
 
 private:
@@ -294,6 +328,7 @@ TEST(Attach, KilledSondeDetachesAndTheNextAttachWorks) {
   {
     BackgroundSonde sonde(kAnnounceScript, {"-x", target.pidText()});
     ASSERT_TRUE(sonde.printed("attached"));
+    EXPECT_FALSE(target.codeAsInFile()) << "attached, the markers are patched";
     sonde.stop(SIGKILL);
   }
   auto settle = std::chrono::steady_clock::now() + 5s;
