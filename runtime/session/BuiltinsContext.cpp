@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -98,9 +99,41 @@ void sonde_fn_probe_type_0(sonde_context *ctx, char *out, uint32_t) {
   }
 }
 
+// Like stap, the environment the process started with (its initial block, as
+// /proc/self/environ shows it), not what setenv() changed since. The agent's
+// SONDE_AGENT_* variables are sonde's, not the process's. Read in pieces on the
+// stack: handlers at 1-byte sites run in a signal handler (no malloc).
 void sonde_fn_env_var_1(sonde_context *ctx, char *out, const char *name, uint32_t) {
-  const char *value = getenv(name);
-  copyOut(ctx, out, value ? value : "");
+  out[0] = '\0';
+  size_t nameLen = std::strlen(name);
+  if (nameLen == 0 || std::strncmp(name, "SONDE_AGENT_", 12) == 0)
+    return;
+  int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  size_t cap = runtimeOf(ctx).maxStringLen(), len = 0, pos = 0;
+  bool matching = true, copying = false, done = false;
+  char buf[4096];
+  ssize_t n;
+  while (!done && (n = read(fd, buf, sizeof buf)) > 0)
+    for (ssize_t i = 0; i < n && !done; ++i) {
+      char c = buf[i];
+      if (copying) {
+        done = c == '\0';
+        if (!done && len < cap - 1)
+          out[len++] = c;
+      } else if (c == '\0') {
+        pos = 0;
+        matching = true;
+      } else if (matching && pos < nameLen && c == name[pos]) {
+        ++pos;
+      } else {
+        copying = matching && pos == nameLen && c == '=';
+        matching = false;
+      }
+    }
+  close(fd);
+  out[len] = '\0';
 }
 
 } // extern "C"

@@ -13,7 +13,8 @@
  *             bytes, $arg4 its size, $arg5 a 43-byte text, $arg6 8 (unreadable)
  *   chain N   N times main -> outer -> middle -> inner, where `deep` fires
  *   context   fires `context` once: $arg1 points at the value of PATH ("" if
- *             unset), as this process sees it
+ *             unset), as this process sees it, after setting
+ *             SONDE_WORKLOAD_SET_LATE (not in its initial environment)
  * Built -O2 -g -fno-omit-frame-pointer as a PIE (tests/e2e/CMakeLists.txt). */
 #include <sonde/sdt.h>
 
@@ -55,6 +56,8 @@ __attribute__((noinline)) static void fire_strings(void) {
 
 __attribute__((noinline)) static void fire_context(void) {
   const char *path = getenv("PATH");
+  /* Set after start: env_var() reads the environment the process started with. */
+  setenv("SONDE_WORKLOAD_SET_LATE", "late", 1);
   SONDE_PROBE(workload, context, path ? path : "");
 }
 
