@@ -13,6 +13,7 @@ const char *helpText() {
        sonde [OPTIONS] - [ARGS...]          (script from standard input)
        sonde [OPTIONS] -e SCRIPT [ARGS...]
        sonde [OPTIONS] -l PROBEPOINT | -L PROBEPOINT
+       sonde report DIR [--format=FORMAT] [--lua=FILE] [-o FILE] [-v]
 
 Sonde compiles a SystemTap-style probe script and runs it against userspace
 static markers and kernel tracepoints. ARGS are substituted for $1/@1 ...
@@ -44,7 +45,8 @@ Script and passes:
 Targets:
   -c CMD             start CMD with the probes attached; stop when it exits
   --target-status    exit with the -c command's exit status (128+N after signal N)
-  -x PID             set target() to PID and probe that process
+  -x PID             attach to the running process PID (target() is PID);
+                     detaching leaves it as it was
   -T SECS            exit after SECS seconds
   -l PROBEPOINT      list matching probe points
   -L PROBEPOINT      list matching probe points with their variables
