@@ -52,4 +52,26 @@ std::optional<long long> numberAfter(const std::string &text, const std::string 
   return all.front();
 }
 
+std::string blockFrom(const std::string &text, const std::string &pattern) {
+  std::regex re(pattern);
+  std::string out;
+  bool inside = false;
+  for (const std::string &line : test::linesOf(text)) {
+    if (!inside && !std::regex_search(line, re))
+      continue;
+    if (inside && line.empty())
+      break;
+    inside = true;
+    out += line + "\n";
+  }
+  return out;
+}
+
+long long histogramTotal(const std::string &text) {
+  long long total = 0;
+  for (long long n : numbersAfter(text, "^ *-?\\d+ \\|[@ ]* (\\d+)$"))
+    total += n;
+  return total;
+}
+
 } // namespace sonde::examples

@@ -30,4 +30,11 @@ std::optional<long long> numberAfter(const std::string &text, const std::string 
 // Every such integer, in the order of the lines.
 std::vector<long long> numbersAfter(const std::string &text, const std::string &pattern);
 
+// The lines of `text` from the first one matching `pattern` up to the next
+// empty line (or the end), or "" if none matches: one block of the output,
+// such as a histogram under its heading.
+std::string blockFrom(const std::string &text, const std::string &pattern);
+// The counts of the rows of every @hist_log/@hist_linear in `text`, summed.
+long long histogramTotal(const std::string &text);
+
 } // namespace sonde::examples
