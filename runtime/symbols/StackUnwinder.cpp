@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <libunwind.h>
+#include <link.h>
 #include <mutex>
 #include <ucontext.h>
 
@@ -36,6 +37,37 @@ const Unwind &unwindLibrary() {
   return u;
 }
 
+// Where the agent's own code lies when this runs inside the agent (a library):
+// the frame of its thread-start wrapper, between the C library's start_thread
+// and the program's routine, is not the program's. Empty inside sonde.
+struct CodeRange {
+  uint64_t start = 0, end = 0;
+};
+
+const CodeRange &agentCode() {
+  static CodeRange range;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    dl_iterate_phdr(
+        [](dl_phdr_info *info, size_t, void *data) {
+          uint64_t self = reinterpret_cast<uint64_t>(&unwindFromMarker);
+          bool mainProgram = info->dlpi_name == nullptr || info->dlpi_name[0] == '\0';
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+            uint64_t start = info->dlpi_addr + ph.p_vaddr, end = start + ph.p_memsz;
+            if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) || self < start || self >= end)
+              continue;
+            if (!mainProgram)
+              *static_cast<CodeRange *>(data) = {start, end};
+            return 1;
+          }
+          return 0;
+        },
+        &range);
+  });
+  return range;
+}
+
 } // namespace
 
 size_t unwindFromMarker(const sonde_marker_frame &frame, uint64_t pc, uint64_t *pcs, size_t max,
@@ -67,10 +99,13 @@ size_t unwindFromMarker(const sonde_marker_frame &frame, uint64_t pc, uint64_t *
     return 0;
   size_t n = 0;
   pcs[n++] = pc;
+  const CodeRange &agent = agentCode();
   while (n < max && u.step(&cursor) > 0) {
     unw_word_t ip = 0;
     if (u.getReg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
       break;
+    if (ip >= agent.start && ip < agent.end)
+      continue;
     pcs[n++] = ip;
   }
   return n;
