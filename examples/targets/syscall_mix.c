@@ -49,7 +49,8 @@ int main(int argc, char **argv) {
   execs = argument(argc, argv, 6, execs);
   if (closes < 0 || missing < 0 || sleepers < 0 || sleepers > 64 || sleeps < 0 || sleepMs < 0 ||
       execs < 0) {
-    fprintf(stderr, "usage: syscall_mix [CLOSES [MISSING [SLEEPERS [SLEEPS [SLEEP_MS [EXECS]]]]]]\n");
+    fprintf(stderr,
+            "usage: syscall_mix [CLOSES [MISSING [SLEEPERS [SLEEPS [SLEEP_MS [EXECS]]]]]]\n");
     return 2;
   }
 
