@@ -98,8 +98,13 @@ bool findMember(const struct btf *btf, uint32_t id, const std::string &name, uin
   return false;
 }
 
+// __bpf_trace_EVENT exists only for a TRACE_EVENT; an event made by DEFINE_EVENT
+// (sched_wakeup from sched_wakeup_template) shares its class's. Every
+// tracepoint also has __probestub_EVENT with the same arguments (Linux 6.4+).
 const btf_type *traceFunctionProto(const struct btf *btf, const std::string &event) {
   int id = btf__find_by_name_kind(btf, ("__bpf_trace_" + event).c_str(), BTF_KIND_FUNC);
+  if (id <= 0)
+    id = btf__find_by_name_kind(btf, ("__probestub_" + event).c_str(), BTF_KIND_FUNC);
   if (id <= 0)
     return nullptr;
   const btf_type *proto = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);

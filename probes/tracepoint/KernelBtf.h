@@ -49,8 +49,9 @@ public:
   // BTF from a file (tests).
   static std::unique_ptr<KernelBtf> fromFile(const std::string &path, std::string *error);
 
-  // The arguments of tracepoint EVENT (from the BTF of __bpf_trace_EVENT),
-  // without the leading `void *__data`; nullopt when the BTF has none.
+  // The arguments of tracepoint EVENT (from the BTF of __bpf_trace_EVENT or
+  // __probestub_EVENT), without the leading `void *__data`; nullopt when the
+  // BTF has none.
   std::optional<std::vector<TracepointArgument>> arguments(const std::string &event) const;
 
   // The byte offset of `member` in `struct NAME` (anonymous members looked

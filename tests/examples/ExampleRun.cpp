@@ -45,6 +45,27 @@ std::vector<long long> numbersAfter(const std::string &text, const std::string &
   return out;
 }
 
+std::vector<std::vector<std::string>> rowsMatching(const std::string &text,
+                                                   const std::string &pattern) {
+  std::vector<std::vector<std::string>> out;
+  std::regex re(pattern);
+  for (const std::string &line : test::linesOf(text)) {
+    std::smatch m;
+    if (!std::regex_search(line, m, re))
+      continue;
+    std::vector<std::string> groups;
+    for (size_t i = 1; i < m.size(); ++i)
+      groups.push_back(m[i].str());
+    out.push_back(groups);
+  }
+  return out;
+}
+
+bool kernelProbesRefused(const test::ProcessResult &r) {
+  return r.exited && r.exitCode != 0 &&
+         r.stderrText.find("kernel probes need root") != std::string::npos;
+}
+
 std::optional<long long> numberAfter(const std::string &text, const std::string &pattern) {
   std::vector<long long> all = numbersAfter(text, pattern);
   if (all.empty())

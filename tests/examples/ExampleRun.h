@@ -29,6 +29,14 @@ std::string describe(const test::ProcessResult &r);
 std::optional<long long> numberAfter(const std::string &text, const std::string &pattern);
 // Every such integer, in the order of the lines.
 std::vector<long long> numbersAfter(const std::string &text, const std::string &pattern);
+// The groups captured by `pattern` on every line of `text` where it matches
+// ([0] is the first group), in the order of the lines.
+std::vector<std::vector<std::string>> rowsMatching(const std::string &text,
+                                                   const std::string &pattern);
+
+// Whether sonde refused kernel probes for want of privileges (its one-line
+// reason is then in stderr): kernel examples skip rather than fail.
+bool kernelProbesRefused(const test::ProcessResult &r);
 
 // The lines of `text` from the first one matching `pattern` up to the next
 // empty line (or the end), or "" if none matches: one block of the output,
