@@ -122,6 +122,14 @@ int64_t sonde_fn_stringat_2(sonde_context *ctx, const char *s, int64_t pos, uint
   return (signed char)a[pos];
 }
 
+/* The start of a bpf_loop step: the scratch string area `s` (stop without it)
+ * and its work record `w`. */
+#define SONDE_STEP_WORK(s, w)                                                                      \
+  char *s = scratch();                                                                             \
+  if (!s)                                                                                          \
+    return 1;                                                                                      \
+  strWork *w = workOf(s)
+
 /* ------------------------------------------------------------------ isinstr, strpos */
 
 /* Whether B (m bytes) occurs in A at i: a mismatch ends the loop, so the
@@ -144,10 +152,7 @@ static SONDE_INLINE int matchesAt(char *s, uint32_t i, uint32_t m) {
 
 static long findStep(uint32_t i, void *data) {
   (void)data;
-  char *s = scratch();
-  if (!s)
-    return 1;
-  strWork *w = workOf(s);
+  SONDE_STEP_WORK(s, w);
   if (!matchesAt(s, i, w->m))
     return 0;
   w->found = i;
@@ -185,10 +190,7 @@ int64_t sonde_fn_strpos_2(sonde_context *ctx, const char *s1, const char *s2, ui
 /* One byte of A: the replacement where find starts, else the byte itself. */
 static long replaceStep(uint32_t i, void *data) {
   (void)data;
-  char *s = scratch();
-  if (!s)
-    return 1;
-  strWork *w = workOf(s);
+  SONDE_STEP_WORK(s, w);
   if (i < w->pos)
     return 0; /* inside a match already replaced */
   uint32_t o = w->o;
@@ -260,10 +262,7 @@ static long delimiterStep(uint32_t i, void *data) {
 /* One byte: skip delimiters, then take the token up to the next one or the end. */
 static long tokenStep(uint32_t i, void *data) {
   (void)i, (void)data;
-  char *s = scratch();
-  if (!s)
-    return 1;
-  strWork *w = workOf(s);
+  SONDE_STEP_WORK(s, w);
   uint32_t p = w->pos;
   SONDE_OPAQUE(p);
   if (p >= sonde_cfg_str_cap) {
@@ -353,10 +352,7 @@ static SONDE_INLINE char hexDigit(int32_t nibble) {
  * textStr loop body. */
 static long textStep(uint32_t i, void *data) {
   (void)i, (void)data;
-  char *s = scratch();
-  if (!s)
-    return 1;
-  strWork *w = workOf(s);
+  SONDE_STEP_WORK(s, w);
   int64_t inlen = w->inlen;
   uint32_t ip = w->pos;
   SONDE_OPAQUE(ip);
@@ -518,10 +514,7 @@ static SONDE_INLINE int isHexDigit(char c) {
 /* One digit of simple_strtoull (0-9 and a-f count, whatever the base). */
 static long digitStep(uint32_t i, void *data) {
   (void)i, (void)data;
-  char *s = scratch();
-  if (!s)
-    return 1;
-  strWork *w = workOf(s);
+  SONDE_STEP_WORK(s, w);
   uint32_t p = w->pos;
   SONDE_OPAQUE(p);
   if (p >= sonde_cfg_str_cap)
