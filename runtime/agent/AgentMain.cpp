@@ -376,7 +376,9 @@ void *attachThread(void *arg) {
     c.controlFd = sock;
     error = start(c);
   }
-  writeAll(sock, error.empty() ? "ready\n" : "error: " + error + "\n");
+  // sonde may have given up and closed its end: no SIGPIPE for the process.
+  std::string report = error.empty() ? "ready\n" : "error: " + error + "\n";
+  (void)!send(sock, report.data(), report.size(), MSG_NOSIGNAL);
   if (!error.empty()) {
     close(sock);
     starting.store(false);

@@ -99,6 +99,11 @@ AgentThread *adopt() {
   if (runtime->records)
     t->state->useRecords(*runtime->records);
   link(registry, t);
+  // This thread's state from a detached session: only this thread can reach it.
+  if (current && current->retired) {
+    unlink(retired, current);
+    delete current;
+  }
   current = t;
   pthread_setspecific(exitKey, t);
   return t;
