@@ -122,15 +122,19 @@ std::optional<CLibrary> findCLibrary(pid_t pid, std::string *error) {
   return std::nullopt;
 }
 
+// The scheduler state of thread `tid` of `pid` (R, S, D, T, t, Z, ...), '?'
+// if it cannot be read.
+char threadState(pid_t pid, const std::string &tid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/task/" + tid + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : '?';
+}
+
 // The thread to stop: the main one, unless it has ended (a zombie leader).
 pid_t threadToStop(pid_t pid) {
   std::string task = "/proc/" + std::to_string(pid) + "/task";
-  auto state = [&](const std::string &tid) {
-    std::ifstream stat(task + "/" + tid + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    size_t paren = text.rfind(')');
-    return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : '?';
-  };
+  auto state = [&](const std::string &tid) { return threadState(pid, tid); };
   if (state(std::to_string(pid)) != 'Z')
     return pid;
   if (DIR *dir = opendir(task.c_str())) {
@@ -276,6 +280,21 @@ std::optional<AttachedProcess> AttachedProcess::attach(const AttachSpec &spec, s
     return fail("no such process");
   if (spec.pid == getpid())
     return fail("sonde cannot attach to itself");
+  // A stopped process cannot run the agent's thread; a zombie runs nothing.
+  switch (threadState(spec.pid, std::to_string(spec.pid))) {
+  case 'T': return fail("it is stopped (by SIGSTOP or a terminal): continue it (SIGCONT) first");
+  case 'Z':
+    if (DIR *dir = opendir(("/proc/" + std::to_string(spec.pid) + "/task").c_str())) {
+      int threads = 0;
+      while (dirent *e = readdir(dir))
+        threads += e->d_name[0] != '.';
+      closedir(dir);
+      if (threads <= 1)
+        return fail("it has exited (a zombie its parent has not reaped)");
+    }
+    break;
+  default: break;
+  }
   std::string exe = "/proc/" + std::to_string(spec.pid) + "/exe";
   if (std::string why = whyNotX86_64(exe); !why.empty())
     return fail(why);

@@ -376,6 +376,24 @@ TEST(AttachErrors, NoSuchProcess) {
   EXPECT_EQ(r.stderrText, "sonde: option -x: no such process 999999999\n");
 }
 
+TEST(AttachErrors, StoppedProcess) {
+  ScratchDir dir;
+  RunningTarget target(1);
+  ASSERT_TRUE(target.waitFor("ready"));
+  kill(target.pid(), SIGSTOP);
+  auto stopped = std::chrono::steady_clock::now() + 5s;
+  while (readFile("/proc/" + target.pidText() + "/stat").find(") T ") == std::string::npos &&
+         std::chrono::steady_clock::now() < stopped)
+    std::this_thread::sleep_for(10ms);
+  auto r = attach(countingScript(100), {"-x", target.pidText()}, dir.path());
+  EXPECT_EQ(r.exitCode, 1) << describe(r);
+  EXPECT_NE(r.stderrText.find("sonde: -x " + target.pidText() + ": it is stopped"),
+            std::string::npos)
+      << describe(r);
+  kill(target.pid(), SIGCONT);
+  expectAllThreadsOk(target, 1);
+}
+
 TEST(AttachErrors, AlreadyAttached) {
   ScratchDir dir;
   RunningTarget target(1);
