@@ -73,19 +73,18 @@ ProbeInfo describeProbe(const ast::DerivedProbe &probe, const CodegenOptions &op
                 : family->kind == ProbeKind::ProcessEnd  ? SONDE_PROBE_PROCESS_END
                 : family->kind == ProbeKind::ThreadBegin ? SONDE_PROBE_THREAD_BEGIN
                                                          : SONDE_PROBE_THREAD_END;
-    if (auto *path = dynamic_cast<const ast::StringLit *>(point.components[0].arg.get())) {
+    // process("PATH") or process(PID): the executable the probe applies to.
+    if (const ast::Expr *arg = point.components[0].arg.get()) {
+      using probes::marker::MarkerCatalog;
       std::string error;
-      if (auto exe = probes::marker::MarkerCatalog::resolveExecutable(path->value, error)) {
+      std::optional<std::string> exe;
+      if (auto *path = dynamic_cast<const ast::StringLit *>(arg))
+        exe = MarkerCatalog::resolveExecutable(path->value, error);
+      else if (auto *pid = dynamic_cast<const ast::NumberLit *>(arg))
+        exe = MarkerCatalog::executableOfProcess(pid->value, error);
+      if (exe) {
         info.processPath = *exe;
-      } else {
-        info.disposition = ProbeInfo::Disposition::Unsupported;
-        info.problem = error;
-      }
-    } else if (auto *pid = dynamic_cast<const ast::NumberLit *>(point.components[0].arg.get())) {
-      std::string error;
-      if (auto exe = probes::marker::MarkerCatalog::executableOfProcess(pid->value, error)) {
-        info.processPath = *exe;
-      } else {
+      } else if (!error.empty()) {
         info.disposition = ProbeInfo::Disposition::Unsupported;
         info.problem = error;
       }

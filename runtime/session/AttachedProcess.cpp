@@ -131,23 +131,21 @@ char threadState(pid_t pid, const std::string &tid) {
   return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : '?';
 }
 
-// The thread to stop: the main one, unless it has ended (a zombie leader).
-pid_t threadToStop(pid_t pid) {
-  std::string task = "/proc/" + std::to_string(pid) + "/task";
-  auto state = [&](const std::string &tid) { return threadState(pid, tid); };
-  if (state(std::to_string(pid)) != 'Z')
+// The thread to stop: the main one, unless it has ended (a zombie leader),
+// then any other live one; nullopt when none is left (the process has exited).
+std::optional<pid_t> threadToStop(pid_t pid) {
+  if (threadState(pid, std::to_string(pid)) != 'Z')
     return pid;
-  if (DIR *dir = opendir(task.c_str())) {
-    while (dirent *e = readdir(dir)) {
-      if (e->d_name[0] == '.' || state(e->d_name) == 'Z')
-        continue;
-      pid_t tid = static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10));
-      closedir(dir);
-      return tid;
-    }
+  std::optional<pid_t> live;
+  if (DIR *dir = opendir(("/proc/" + std::to_string(pid) + "/task").c_str())) {
+    while (dirent *e = readdir(dir))
+      if (e->d_name[0] != '.' && threadState(pid, e->d_name) != 'Z') {
+        live = static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10));
+        break;
+      }
     closedir(dir);
   }
-  return pid;
+  return live;
 }
 
 // An abstract unix socket only this session knows the name of.
@@ -215,9 +213,9 @@ bool awaitReady(int fd, std::string *error) {
   return false;
 }
 
-// dlopen(agent), dlsym(sonde_agent_attach), then the call, on one stopped thread.
+// dlopen(agent), dlsym(sonde_agent_attach), then the call, on thread `tid`, stopped.
 // RTLD_GLOBAL: the handler module resolves the runtime (sonde_*) from the agent.
-bool injectAgent(pid_t pid, const CLibrary &libc, const std::string &agentPath,
+bool injectAgent(pid_t tid, const CLibrary &libc, const std::string &agentPath,
                  const std::string &socketName, std::chrono::microseconds *pause,
                  std::string *error) {
   std::unique_ptr<symbols::ElfSymbolTable> symbols = symbols::ElfSymbolTable::load(libc.file);
@@ -228,7 +226,7 @@ bool injectAgent(pid_t pid, const CLibrary &libc, const std::string &agentPath,
     *error = "its C library has no dlopen/dlsym (glibc before 2.34?), so it cannot load the agent";
     return false;
   }
-  std::optional<StoppedThread> thread = StoppedThread::seize(threadToStop(pid), error);
+  std::optional<StoppedThread> thread = StoppedThread::seize(tid, error);
   if (!thread)
     return false;
   auto text = [&](const std::string &s) { return thread->push(s + std::string(1, '\0'), error); };
@@ -281,20 +279,11 @@ std::optional<AttachedProcess> AttachedProcess::attach(const AttachSpec &spec, s
   if (spec.pid == getpid())
     return fail("sonde cannot attach to itself");
   // A stopped process cannot run the agent's thread; a zombie runs nothing.
-  switch (threadState(spec.pid, std::to_string(spec.pid))) {
-  case 'T': return fail("it is stopped (by SIGSTOP or a terminal): continue it (SIGCONT) first");
-  case 'Z':
-    if (DIR *dir = opendir(("/proc/" + std::to_string(spec.pid) + "/task").c_str())) {
-      int threads = 0;
-      while (dirent *e = readdir(dir))
-        threads += e->d_name[0] != '.';
-      closedir(dir);
-      if (threads <= 1)
-        return fail("it has exited (a zombie its parent has not reaped)");
-    }
-    break;
-  default: break;
-  }
+  if (threadState(spec.pid, std::to_string(spec.pid)) == 'T')
+    return fail("it is stopped (by SIGSTOP or a terminal): continue it (SIGCONT) first");
+  std::optional<pid_t> tid = threadToStop(spec.pid);
+  if (!tid)
+    return fail("it has exited (a zombie its parent has not reaped)");
   std::string exe = "/proc/" + std::to_string(spec.pid) + "/exe";
   if (std::string why = whyNotX86_64(exe); !why.empty())
     return fail(why);
@@ -311,7 +300,7 @@ std::optional<AttachedProcess> AttachedProcess::attach(const AttachSpec &spec, s
     return fail(why);
   AttachedProcess p;
   p.pid_ = spec.pid;
-  bool ok = injectAgent(spec.pid, *libc, spec.agentPath, name, &p.pause_, &why);
+  bool ok = injectAgent(*tid, *libc, spec.agentPath, name, &p.pause_, &why);
   if (ok)
     ok = (p.socket_ = acceptAgent(listenFd, spec.pid, &why)) >= 0;
   close(listenFd);

@@ -22,28 +22,35 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Starts `program` with `args` (argv[1..]), its stdout into a pipe whose read
+// end goes to *out; returns its pid (-1 if it could not start).
+pid_t spawnWithStdoutPipe(const std::string &program, std::vector<std::string> args, int *out) {
+  int pipeFds[2];
+  if (pipe2(pipeFds, O_CLOEXEC) != 0)
+    return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipeFds[1], STDOUT_FILENO);
+    std::vector<char *> argv{const_cast<char *>(program.c_str())};
+    for (auto &a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(program.c_str(), argv.data());
+    _exit(127);
+  }
+  close(pipeFds[1]);
+  *out = pipeFds[0];
+  return pid;
+}
+
 // e2e_attach running on its own (not sonde's child), its stdout in a pipe.
 class RunningTarget {
 public:
   explicit RunningTarget(int threads, const std::string &program = E2E_ATTACH,
                          std::vector<std::string> args = {}) {
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0)
-      return;
     if (args.empty())
       args = {std::to_string(threads)};
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      std::vector<char *> argv{const_cast<char *>(program.c_str())};
-      for (auto &a : args)
-        argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(program.c_str(), argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    out_ = out[0];
+    pid_ = spawnWithStdoutPipe(program, std::move(args), &out_);
   }
   ~RunningTarget() {
     if (pid_ > 0 && !reaped_) {
@@ -112,6 +119,19 @@ public:
     return "threads " + std::to_string(count(proc + "/task")) + ", fds " +
            std::to_string(count(proc + "/fd")) + ", modules mapped " + std::to_string(modules) +
            ", code " + (codeAsInFile() ? "as in its file" : "CHANGED");
+  }
+
+  // The footprint once it is back to `before`, or as it is after `limit`: the
+  // agent's thread ends and the module goes shortly after sonde detaches.
+  std::string settledFootprint(const std::string &before,
+                               std::chrono::milliseconds limit = 2s) const {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    std::string now = footprint();
+    while (now != before && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(10ms);
+      now = footprint();
+    }
+    return now;
   }
 
   // Whether the executable's code in memory equals its file: every byte the
@@ -204,10 +224,7 @@ TEST(Attach, MarkersOfARunningProcessFireWithTheirValues) {
   EXPECT_EQ(r.stdoutText, "threads 4 stock 4 wrong 0 target " + target.pidText() + "\n")
       << describe(r);
   // The agent's thread has gone and the module is unmapped; the agent itself stays.
-  auto settle = std::chrono::steady_clock::now() + 2s;
-  while (target.footprint() != before && std::chrono::steady_clock::now() < settle)
-    std::this_thread::sleep_for(10ms);
-  EXPECT_EQ(target.footprint(), before);
+  EXPECT_EQ(target.settledFootprint(before), before);
   expectAllThreadsOk(target, 4);
 }
 
@@ -235,10 +252,7 @@ TEST(Attach, TenCyclesLeaveTheProcessAsItWas) {
     EXPECT_EQ(r.stdoutText, "threads 4 stock 4 wrong 0 target " + target.pidText() + "\n")
         << "cycle " << cycle;
   }
-  auto settle = std::chrono::steady_clock::now() + 2s;
-  while (target.footprint() != before && std::chrono::steady_clock::now() < settle)
-    std::this_thread::sleep_for(10ms);
-  EXPECT_EQ(target.footprint(), before);
+  EXPECT_EQ(target.settledFootprint(before), before);
   expectAllThreadsOk(target, 4);
 }
 
@@ -261,24 +275,9 @@ TEST(Attach, HundredCyclesUnderLoad) {
 class BackgroundSonde {
 public:
   BackgroundSonde(const std::string &script, const std::vector<std::string> &options) {
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0)
-      return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      std::vector<std::string> args = {SONDE_BINARY};
-      args.insert(args.end(), options.begin(), options.end());
-      args.insert(args.end(), {"-e", script});
-      std::vector<char *> argv;
-      for (auto &a : args)
-        argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(SONDE_BINARY, argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    out_ = out[0];
+    std::vector<std::string> args = options;
+    args.insert(args.end(), {"-e", script});
+    pid_ = spawnWithStdoutPipe(SONDE_BINARY, std::move(args), &out_);
   }
   ~BackgroundSonde() {
     if (pid_ > 0)
@@ -331,10 +330,8 @@ TEST(Attach, KilledSondeDetachesAndTheNextAttachWorks) {
     EXPECT_FALSE(target.codeAsInFile()) << "attached, the markers are patched";
     sonde.stop(SIGKILL);
   }
-  auto settle = std::chrono::steady_clock::now() + 5s;
-  while (target.footprint() != before && std::chrono::steady_clock::now() < settle)
-    std::this_thread::sleep_for(10ms);
-  EXPECT_EQ(target.footprint(), before) << "the agent did not detach when sonde died";
+  EXPECT_EQ(target.settledFootprint(before, 5s), before)
+      << "the agent did not detach when sonde died";
   auto r = attach(countingScript(100), {"-x", target.pidText()}, dir.path());
   ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
   EXPECT_EQ(r.stdoutText, "threads 4 stock 4 wrong 0 target " + target.pidText() + "\n");
