@@ -1,4 +1,5 @@
 #include "codegen/BpfTarget.h"
+#include "codegen/BpfPrograms.h"
 
 #include "codegen/RuntimeBuilder.h"
 #include "codegen/ScriptFacts.h"
@@ -293,6 +294,8 @@ bool BpfTargetImpl::defineTaskOffsets(llvm::Module &m, std::string *error) {
       {"sonde_cfg_userns_gid_map", "user_namespace", "gid_map"},
       {"sonde_cfg_idmap_extent", "uid_gid_map", "extent"},
       {"sonde_cfg_idmap_count", "uid_gid_map", "nr_extents"},
+      {"sonde_cfg_task_thread_info", "task_struct", "thread_info"},
+      {"sonde_cfg_thread_info_status", "thread_info", "status"},
   };
   const probes::tracepoint::KernelBtf *btf = nullptr;
   std::string why;
@@ -321,28 +324,49 @@ bool BpfTargetImpl::defineTaskOffsets(llvm::Module &m, std::string *error) {
 void BpfTargetImpl::defineProbeNames(llvm::Module &m, const std::vector<Entry> &entries) {
   if (!m.getFunction("sonde_fn_pp_0") && !m.getFunction("sonde_fn_pn_0"))
     return;
+  // The names in one .rodata blob (offset 0: ""), found through a table of
+  // offsets by (probe, which): the same small code in every program, where a
+  // switch over the probes would put every name into each of them.
+  std::string blob(1, '\0');
+  uint32_t count = 0;
+  for (const Entry &e : entries)
+    count = std::max(count, e.probeIndex + 1);
+  // A power of two long, so that a masked index stays inside for the verifier.
+  std::vector<uint32_t> offsets(std::bit_ceil(2 * static_cast<size_t>(count)), 0);
+  for (const Entry &e : entries) {
+    offsets[2 * e.probeIndex] = static_cast<uint32_t>(blob.size());
+    blob += e.pp + '\0';
+    offsets[2 * e.probeIndex + 1] = static_cast<uint32_t>(blob.size());
+    blob += e.pn + '\0';
+  }
   RuntimeBuilder b(m, *this);
+  auto *names = new llvm::GlobalVariable(
+      m, llvm::ArrayType::get(b.getInt8Ty(), blob.size()), true, llvm::GlobalValue::PrivateLinkage,
+      llvm::ConstantDataArray::getString(m.getContext(), blob, false), "probe_names");
+  names->setSection(".rodata");
+  auto *offsetsType = llvm::ArrayType::get(b.getInt32Ty(), offsets.size());
+  auto *table = new llvm::GlobalVariable(m, offsetsType, true, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantDataArray::get(m.getContext(), offsets),
+                                         "probe_name_offsets");
+  table->setSection(".rodata");
+
   auto *type =
       llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), b.getInt32Ty(), b.ptrTy()}, false);
   auto *fn =
       llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, "sonde_bpf_probe_name", m);
   llvm::Value *probe = fn->getArg(0), *which = fn->getArg(1), *out = fn->getArg(2);
-  auto *unknown = llvm::BasicBlock::Create(m.getContext(), "unknown", fn);
-  b.SetInsertPoint(unknown);
-  b.CreateStore(b.getInt8(0), out);
+  b.SetInsertPoint(llvm::BasicBlock::Create(m.getContext(), "entry", fn));
+  llvm::Value *slot =
+      b.CreateAnd(b.CreateAdd(b.CreateShl(b.CreateZExt(probe, b.getInt64Ty()), 1),
+                              b.CreateZExt(b.CreateICmpNE(which, b.getInt32(0)), b.getInt64Ty())),
+                  b.getInt64(offsets.size() - 1));
+  llvm::Value *offset =
+      b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(b.getInt32Ty(), table, slot));
+  // Bounded for the verifier's pointer arithmetic (the copy reads through a helper).
+  uint64_t mask = std::bit_ceil(blob.size()) - 1;
+  llvm::Value *at = b.CreateAnd(b.CreateZExt(offset, b.getInt64Ty()), b.getInt64(mask));
+  copyString(b, out, b.CreateGEP(b.getInt8Ty(), names, at), shape_.strCap);
   b.CreateRetVoid();
-  auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", fn, unknown);
-  b.SetInsertPoint(entry);
-  llvm::SwitchInst *cases = b.CreateSwitch(probe, unknown, entries.size());
-  for (const Entry &e : entries) {
-    auto *block = llvm::BasicBlock::Create(m.getContext(), "probe", fn, unknown);
-    cases->addCase(b.getInt32(e.probeIndex), block);
-    b.SetInsertPoint(block);
-    llvm::Value *name = b.CreateSelect(b.CreateICmpEQ(which, b.getInt32(0)),
-                                       stringConstant(b, e.pp), stringConstant(b, e.pn));
-    copyString(b, out, name, shape_.strCap);
-    b.CreateRetVoid();
-  }
 }
 
 // int sonde_probe_N(void *tracepoint) in section tracepoint/SYSTEM/EVENT, or
@@ -388,23 +412,10 @@ void BpfTargetImpl::emitEntry(llvm::Module &m, const Entry &e, int64_t maxAction
   auto *run = llvm::BasicBlock::Create(m.getContext(), "run", fn);
   auto *done = llvm::BasicBlock::Create(m.getContext(), "done", fn);
   b.SetInsertPoint(entry);
-  // int (void *ctx) at the probe's line, so the handler's line information
-  // survives its inlining here (its calls need a location).
-  if (llvm::DISubprogram *handler = e.handler->getSubprogram()) {
-    llvm::DIBuilder di(m, true, handler->getUnit());
-    llvm::Metadata *types[] = {di.createBasicType("int", 32, llvm::dwarf::DW_ATE_signed),
-                               di.createPointerType(nullptr, 64)};
-    auto *sp = di.createFunction(
-        handler->getUnit(), fn->getName(), fn->getName(), handler->getFile(), handler->getLine(),
-        di.createSubroutineType(di.getOrCreateTypeArray(types)), handler->getLine(),
-        llvm::DINode::FlagPrototyped, llvm::DISubprogram::SPFlagDefinition);
-    // The kernel wants a global function's parameters named in its BTF.
-    di.createParameterVariable(sp, "ctx", 1, handler->getFile(), handler->getLine(),
-                               di.createPointerType(nullptr, 64), true);
-    fn->setSubprogram(sp);
-    di.finalizeSubprogram(sp);
-    b.SetCurrentDebugLocation(llvm::DILocation::get(m.getContext(), handler->getLine(), 0, sp));
-  }
+  // At the probe's line, so the handler's line information survives its
+  // inlining here (its calls need a location).
+  if (llvm::DISubprogram *handler = e.handler->getSubprogram())
+    b.SetCurrentDebugLocation(describeProgram(m, fn, *handler));
   llvm::Value *ctx =
       b.CreateCall(SONDE_RT(b, sonde_bpf_enter),
                    {fn->getArg(0), b.constU32(e.probeIndex), b.constLong(maxAction)});
@@ -428,6 +439,10 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
   }
   for (const Entry &e : entries)
     emitEntry(m, e, maxAction);
+  {
+    RuntimeBuilder b(m, *this);
+    emitSyscallDispatchers(b, entries);
+  }
   defineProbeNames(m, entries);
   auto *license = llvm::ConstantDataArray::getString(m.getContext(), "GPL");
   auto *lic = new llvm::GlobalVariable(m, license->getType(), true,
@@ -517,9 +532,9 @@ bool BpfTargetImpl::finish(llvm::Module &m, const std::vector<Entry> &entries,
     def->setName("sonde_zeros");
   }
 
-  // One program per probe: everything else is inlined into the entries.
+  // One program per probe (and the dispatchers): everything else is inlined.
   for (llvm::Function &f : m) {
-    if (f.isDeclaration() || f.getName().starts_with("sonde_probe_"))
+    if (f.isDeclaration() || f.hasSection())
       continue;
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
     f.removeFnAttr(llvm::Attribute::NoInline);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "codegen/CodegenTarget.h"
+#include "probes/tracepoint/TracepointFormat.h"
 #include "runtime/bpf/KernelStateShape.h"
 
 #include <llvm/IR/Function.h>
@@ -25,7 +26,8 @@ public:
     llvm::Function *handler;
     std::string system, event;
     bool readsArguments = false; // a raw tracepoint program (the C arguments)
-    std::string pp, pn;          // pp() and pn() of the probe
+    const probes::tracepoint::TracepointFormat *format = nullptr;
+    std::string pp, pn; // pp() and pn() of the probe
   };
   // Why finish() failed, and the probe to point at when one is to blame.
   struct FinishError {

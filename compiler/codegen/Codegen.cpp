@@ -85,7 +85,7 @@ bool generateKernelModule(GeneratedModule::Impl &impl, const ScriptFacts &facts,
     if (llvm::Function *handler = gen.handlers()[i]) {
       const auto &tp = *facts.probes()[i].probe->tracepoint;
       entries.push_back({static_cast<uint32_t>(i), handler, tp.system, tp.event,
-                         gen.readsArguments(i), facts.probes()[i].info.pp,
+                         gen.readsArguments(i), &tp.format, facts.probes()[i].info.pp,
                          facts.probes()[i].info.pn});
       globals.insert(facts.probes()[i].globals.begin(), facts.probes()[i].globals.end());
     }

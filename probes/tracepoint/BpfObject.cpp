@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -217,7 +218,7 @@ bool BpfObject::load(std::string *error) {
   return true;
 }
 
-bool BpfObject::attach(std::string *error) {
+bool BpfObject::attach(const std::vector<TailCall> &tailCalls, std::string *error) {
   if (!impl_->loaded) {
     *error = impl_->name + ": not loaded";
     return false;
@@ -225,9 +226,27 @@ bool BpfObject::attach(std::string *error) {
   // libbpf resolves tracepoint ids through the kernel's tracefs.
   if (!TracepointCatalog::kernelEventsDir(error))
     return false;
+  std::set<std::string> called;
+  for (const TailCall &t : tailCalls) {
+    bpf_program *program = bpf_object__find_program_by_name(impl_->object, t.program.c_str());
+    bpf_map *map = bpf_object__find_map_by_name(impl_->object, t.map.c_str());
+    int fd = program ? bpf_program__fd(program) : -1;
+    if (fd < 0 || !map || bpf_map__type(map) != BPF_MAP_TYPE_PROG_ARRAY) {
+      *error = impl_->name + ": no program '" + t.program + "' or prog-array map '" + t.map + "'";
+      return false;
+    }
+    if (bpf_map_update_elem(bpf_map__fd(map), &t.key, &fd, BPF_ANY) != 0) {
+      *error = impl_->name + ": cannot put program '" + t.program + "' into map '" + t.map +
+               "': " + std::strerror(errno);
+      return false;
+    }
+    called.insert(t.program);
+  }
   LibbpfMessages messages;
   bpf_program *program = nullptr;
   bpf_object__for_each_program(program, impl_->object) {
+    if (called.count(bpf_program__name(program)))
+      continue;
     bpf_link *link = bpf_program__attach(program);
     if (!link) {
       int err = errno;
@@ -281,6 +300,8 @@ void BpfObject::detach() {
   }
   links.clear();
 }
+
+size_t BpfObject::attachedCount() const { return impl_->links.size(); }
 
 std::vector<uint8_t> BpfObject::symbolBytes(const std::string &name) const {
   std::vector<uint8_t> out;

@@ -37,9 +37,16 @@ public:
   // line saying what is needed.
   bool load(std::string *error);
 
-  // Attaches every program to the tracepoint its section names (mounting
-  // tracefs if it is not). On failure nothing stays attached.
-  bool attach(std::string *error);
+  // A program that is not attached but put into a prog-array map, at `key`,
+  // for another program to tail-call.
+  struct TailCall {
+    std::string program, map;
+    uint32_t key;
+  };
+  // Puts the `tailCalls` programs into their maps, then attaches every other
+  // program to the tracepoint its section names (mounting tracefs if it is
+  // not). On failure nothing stays attached.
+  bool attach(const std::vector<TailCall> &tailCalls, std::string *error);
 
   // After load(): reads `size` bytes at `offset` of a writable global section
   // (.bss, .data) as the programs leave them.
@@ -48,6 +55,8 @@ public:
 
   // Detaches every program (load() state is kept: globals stay readable).
   void detach();
+  // The programs attach() attached to tracepoints (not those put into maps).
+  size_t attachedCount() const;
 
   // The initial bytes of the object's symbol `name` (a constant the compiler
   // left for the loader), or empty when the object has no such symbol.

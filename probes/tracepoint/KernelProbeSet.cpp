@@ -106,6 +106,31 @@ void KernelProbeSet::nameRefusedProgram(std::string *error) const {
   error->insert(end + 1, " (the handler of " + std::string(rt_->module->probe(index).pp) + ")");
 }
 
+// The syscalls:* programs the raw syscall dispatchers run, from the object's
+// sonde_syscall_slots (BpfAbi.h).
+std::vector<BpfObject::TailCall> KernelProbeSet::syscallTailCalls() const {
+  std::vector<uint8_t> bytes = object_->symbolBytes("sonde_syscall_slots");
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  std::vector<BpfObject::TailCall> calls;
+  for (size_t i = 0; i + 2 < words.size(); i += 3)
+    calls.push_back({"sonde_probe_" + std::to_string(words[i]),
+                     words[i + 1] ? SONDE_BPF_SYSCALL_EXIT_MAP : SONDE_BPF_SYSCALL_ENTER_MAP,
+                     words[i + 2]});
+  return calls;
+}
+
+std::string KernelProbeSet::attachment() const {
+  std::string text =
+      "kernel probes: " + std::to_string(object_->attachedCount()) + " program(s) on tracepoints";
+  static const char *const kEvents[] = {"sys_enter", "sys_exit"};
+  for (int d = 0; d < 2; ++d)
+    if (dispatched_[d])
+      text += std::string(", ") + std::to_string(dispatched_[d]) + " syscalls:" + kEvents[d] +
+              "_* run by call number from raw_syscalls:" + kEvents[d];
+  return text;
+}
+
 // The maps sized for this script, from the object's sonde_kernel_info.
 bool KernelProbeSet::size(std::string *error) {
   std::vector<uint8_t> info = object_->symbolBytes("sonde_kernel_info");
@@ -172,7 +197,10 @@ bool KernelProbeSet::start(session::Runtime &rt, std::string *error) {
     return false;
   }
   drainer_ = std::thread([this] { drain(); });
-  if (!object_->attach(error)) {
+  std::vector<BpfObject::TailCall> tailCalls = syscallTailCalls();
+  for (const BpfObject::TailCall &t : tailCalls)
+    ++dispatched_[t.map == SONDE_BPF_SYSCALL_EXIT_MAP ? 1 : 0];
+  if (!object_->attach(tailCalls, error)) {
     stop();
     return false;
   }
@@ -286,6 +314,8 @@ void KernelProbeSet::record(const char *data, size_t size) {
       text = line;
     } else if (e.status == SONDE_BPF_ERROR_MESSAGE) {
       text = recordString(data, size, sizeof r + sizeof e);
+    } else if (e.status == SONDE_BPF_ERROR_MAP_MEMORY) {
+      text = SONDE_BPF_MAP_MEMORY_TEXT;
     } else if (e.status == SONDE_BPF_ERROR_UNWIND) {
       text = "reached end of stack before unwinding to level " + std::to_string(e.rc);
     } else if (e.status == SONDE_BPF_ERROR_READ) {

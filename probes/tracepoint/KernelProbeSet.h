@@ -32,6 +32,7 @@ public:
   void exportChanges() override;
   void stop() override;
   uint64_t lostRecords() const override;
+  std::string attachment() const override;
 
 private:
   // Raw BPF key -> value bytes (stats: the CPUs' blocks merged).
@@ -39,6 +40,7 @@ private:
 
   KernelProbeSet(std::unique_ptr<BpfObject> object, uint64_t ringBytes);
   bool size(std::string *error);
+  std::vector<BpfObject::TailCall> syscallTailCalls() const;
   void nameRefusedProgram(std::string *error) const;
   static std::string recordString(const char *data, size_t size, size_t offset);
   void drain();
@@ -56,6 +58,7 @@ private:
   bpf::KernelStateShape shape_;
   std::vector<uint32_t> globals_; // layout indexes kernel probes use
   uint64_t scratchBytes_ = 0;
+  size_t dispatched_[2] = {0, 0}; // syscalls:* programs run from sys_enter, sys_exit
   char *bss_ = nullptr; // the programs' .bss: sonde_bpf_control, then scalars
   int cpus_ = 1;
   std::map<uint32_t, Entries> snapshot_; // per global, as last imported or exported

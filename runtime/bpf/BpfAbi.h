@@ -128,7 +128,24 @@ enum sonde_bpf_error_code {
   SONDE_BPF_ERROR_READ = 202,          /* "read fault [man error::fault] at 0x..." */
   SONDE_BPF_ERROR_MESSAGE = 203,       /* error(text), assert(): the text follows the error */
   SONDE_BPF_ERROR_UNWIND = 204,        /* "reached end of stack before unwinding to level" rc */
+  SONDE_BPF_ERROR_MAP_MEMORY = 205,    /* a new element refused, the map not full */
 };
+
+/* Programs of syscalls:sys_enter_NAME / sys_exit_NAME probes that the
+ * dispatcher on raw_syscalls:sys_enter / sys_exit tail-calls, by x86-64 call
+ * number (probes/tracepoint/SyscallDispatch.h): the prog-array maps, their size,
+ * and the `.rodata` array `sonde_syscall_slots` the compiler leaves for the
+ * loader, a (probe index, direction 0 enter / 1 exit, call number) uint32
+ * triple per dispatched program. */
+#define SONDE_BPF_SYSCALL_SLOTS 1024u
+#define SONDE_BPF_SYSCALL_ENTER_MAP "sonde_syscall_enter_progs"
+#define SONDE_BPF_SYSCALL_EXIT_MAP "sonde_syscall_exit_progs"
+
+/* The text of SONDE_BPF_ERROR_MAP_MEMORY: the kernel refused the element for
+ * want of memory (it can, inserting at scheduler events with interrupts off)
+ * or because the map was busy on this CPU; MAXMAPENTRIES was not reached. */
+#define SONDE_BPF_MAP_MEMORY_TEXT                                                                  \
+  "the kernel could not add an array element (out of memory, or the map was busy)"
 
 /* ---- entry points only kernel-probe code calls ---- */
 
@@ -139,6 +156,9 @@ void sonde_bpf_leave(sonde_context *ctx);
 /* Right after sonde_bpf_enter, for handlers that read the kernel stack: the
  * stack at the tracepoint (bpf_get_stack needs the program's own context). */
 void sonde_bpf_capture_stack(sonde_context *ctx, void *tracepoint);
+/* The body of a dispatcher program (`exit`: on sys_exit): runs the program of
+ * the record's call number, if any; skips 32-bit calls, as the per-call events do. */
+int32_t sonde_bpf_syscall_dispatch(void *tracepoint, uint32_t exit);
 /* Strings in kernel memory (scratch, .rodata, the tracepoint record). */
 void sonde_bpf_strcpy(char *dst, const char *src, uint32_t cap);
 void sonde_bpf_strcat(char *dst, const char *src, uint32_t cap);

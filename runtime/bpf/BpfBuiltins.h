@@ -198,6 +198,7 @@ void sonde_error_take(sonde_context *ctx, char *out) {
   const char *text = status == SONDE_ERROR_DIVISION_BY_ZERO ? "division by 0"
                      : status == SONDE_ERROR_RANDINT_RANGE  ? "range too wide"
                      : status == SONDE_ERR_MAP_FULL         ? "Array overflow, check MAXMAPENTRIES"
+                     : status == SONDE_BPF_ERROR_MAP_MEMORY ? SONDE_BPF_MAP_MEMORY_TEXT
                                                             : "error";
   sonde_bpf_strcpy(out, status == SONDE_BPF_ERROR_MESSAGE ? ctx->error_message : text,
                    sonde_cfg_str_cap);

@@ -31,14 +31,22 @@ static SONDE_INLINE char *buildKey(char *s, const sonde_bpf_global *g, const son
   return key;
 }
 
-/* The value of `key` in `map`, created zeroed if absent; null when full. */
-static SONDE_INLINE void *lookupOrCreate(void *map, char *s, char *key) {
+/* What a failed bpf_map_update_elem() means for the script. */
+static SONDE_INLINE int updateStatus(long rc) {
+  return rc == -E2BIG ? SONDE_ERR_MAP_FULL : SONDE_BPF_ERROR_MAP_MEMORY;
+}
+
+/* The value of `key` in `map`, created zeroed if absent; null (the reason in
+ * *status) when it cannot be. */
+static SONDE_INLINE void *lookupOrCreate(void *map, char *key, int *status) {
   void *v = bpf_map_lookup_elem(map, key);
   if (v)
     return v;
-  (void)s;
-  bpf_map_update_elem(map, key, sonde_zeros, BPF_NOEXIST);
-  return bpf_map_lookup_elem(map, key);
+  long rc = bpf_map_update_elem(map, key, sonde_zeros, BPF_NOEXIST);
+  v = bpf_map_lookup_elem(map, key); /* another CPU may have added it meanwhile */
+  if (!v)
+    *status = updateStatus(rc);
+  return v;
 }
 
 /* ------------------------------------------------------------------ entry and exit */

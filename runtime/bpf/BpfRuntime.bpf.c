@@ -73,6 +73,8 @@ struct {
 
 #include "runtime/bpf/BpfTask.h"
 
+#include "runtime/bpf/BpfSyscalls.h"
+
 #include "runtime/bpf/BpfStacks.h"
 
 #include "runtime/bpf/BpfTime.h"

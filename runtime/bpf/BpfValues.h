@@ -117,7 +117,8 @@ static SONDE_INLINE int setElement(sonde_map *m, const sonde_key *keys, int64_t 
     bpf_probe_read_kernel_str(val, sonde_cfg_str_cap, text);
   else
     *(int64_t *)val = value;
-  return bpf_map_update_elem(&sonde_arrays, key, val, BPF_ANY) ? SONDE_ERR_MAP_FULL : SONDE_OK;
+  long rc = bpf_map_update_elem(&sonde_arrays, key, val, BPF_ANY);
+  return rc ? updateStatus(rc) : SONDE_OK;
 }
 
 /* The element's value in the map, created zero if missing. */
@@ -125,9 +126,10 @@ static SONDE_INLINE int elementRef(sonde_map *m, const sonde_key *keys, void **r
   char *s = scratch();
   if (!s)
     return SONDE_ERR_NO_MEMORY;
-  void *v = lookupOrCreate(&sonde_arrays, s, buildKey(s, globalOf(m), keys));
+  int status = SONDE_OK;
+  void *v = lookupOrCreate(&sonde_arrays, buildKey(s, globalOf(m), keys), &status);
   if (!v)
-    return SONDE_ERR_MAP_FULL;
+    return status;
   *ref = v;
   return SONDE_OK;
 }
@@ -195,9 +197,10 @@ static SONDE_INLINE int statsAdd(const sonde_bpf_global *g, const sonde_key *key
   char *s = scratch();
   if (!s)
     return SONDE_ERR_NO_MEMORY;
-  statBlock *b = lookupOrCreate(&sonde_aggregates, s, buildKey(s, g, keys));
+  int status = SONDE_OK;
+  statBlock *b = lookupOrCreate(&sonde_aggregates, buildKey(s, g, keys), &status);
   if (!b)
-    return SONDE_ERR_MAP_FULL;
+    return status;
   if (b->count == 0) {
     b->count = 1;
     b->sum = b->min = b->max = v;

@@ -30,6 +30,8 @@ public:
   virtual void stop() = 0;
   // Records the full ring buffer refused.
   virtual uint64_t lostRecords() const = 0;
+  // After start(): where the programs run, in one line for -v.
+  virtual std::string attachment() const = 0;
 };
 
 } // namespace sonde::session

@@ -349,13 +349,17 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     records->drainNow(); // begin probes' output before the target's
   rt.kernel = options.kernel;
   bool startFailed = false;
-  if (rt.kernel && sonde_session_running(seg) && !rt.kernel->start(rt, &error)) {
-    err << "sonde: " << error << "\n";
-    sonde_session_set_state(seg, SONDE_SESSION_ERROR);
-    rt.kernel = nullptr;
-    startFailed = true;
-    if (target)
-      target->abandon(); // the command never runs untraced
+  if (rt.kernel && sonde_session_running(seg)) {
+    if (!rt.kernel->start(rt, &error)) {
+      err << "sonde: " << error << "\n";
+      sonde_session_set_state(seg, SONDE_SESSION_ERROR);
+      rt.kernel = nullptr;
+      startFailed = true;
+      if (target)
+        target->abandon(); // the command never runs untraced
+    } else if (options.verbose) {
+      err << "sonde: " << rt.kernel->attachment() << "\n";
+    }
   }
 
   // -x: attached once begin probes have run, so that process.begin, which the

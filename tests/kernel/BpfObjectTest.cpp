@@ -55,7 +55,7 @@ TEST(BpfObject, CountsAChildsCloseCallsOnATracepoint) {
   ASSERT_GT(child, 0);
   int pid = child;
   ASSERT_TRUE(object->setGlobal(".rodata", 0, &pid, sizeof pid, &error)) << error;
-  bool loaded = object->load(&error) && object->attach(&error);
+  bool loaded = object->load(&error) && object->attach({}, &error);
   if (!loaded) {
     kill(child, SIGKILL);
     waitpid(child, nullptr, 0);

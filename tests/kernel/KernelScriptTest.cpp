@@ -2,9 +2,7 @@
 // accounting of the ring buffer, many string arguments in one record, a
 // program the verifier refuses, the one-line error without privileges. (Values per construct are
 // checked by the golden scripts in tests/conformance/kernel.)
-#include "../corpus/ProcessRunner.h"
-
-#include <gtest/gtest.h>
+#include "KernelScriptSupport.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -16,23 +14,7 @@
 
 namespace {
 
-using sonde::test::ProcessResult;
-using sonde::test::runProcess;
-
-ProcessResult runSonde(const std::vector<std::string> &args) {
-  return runProcess(SONDE_BINARY, args, "/tmp", std::chrono::seconds(120));
-}
-
-std::string workload(const std::string &args) { return std::string(KERNEL_WORKLOAD) + " " + args; }
-
-std::string describe(const ProcessResult &r) {
-  return r.describe() + "\n--- stderr ---\n" + r.stderrText.substr(0, 4000);
-}
-
-// Where the kernel refuses BPF, sonde says so in one line: skip with it.
-#define SKIP_UNLESS_PERMITTED(r)                                                                   \
-  if ((r).stderrText.find("kernel probes need root") != std::string::npos)                         \
-  GTEST_SKIP() << (r).stderrText
+using namespace sonde::test;
 
 size_t countLines(const std::string &text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));

@@ -5,12 +5,16 @@
 //   sleep COUNT USEC               COUNT sleeps of USEC microseconds
 //   exec COUNT NAME                COUNT children exec this program as NAME
 //   open PATH                      one open(PATH) (expected to fail)
+//   calls COUNT NR...              per NR: COUNT calls of system call NR with
+//                                  the arguments (-1, 0, 0, -1, 0, 0), which
+//                                  the caller picks calls to fail with
 //   noop                           nothing
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,7 +67,7 @@ static int execAs(long count, const char *name) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: kernel_workload close|phases|sleep|exec|open|noop ...\n");
+    fprintf(stderr, "usage: kernel_workload close|phases|sleep|exec|open|calls|noop ...\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -87,6 +91,15 @@ int main(int argc, char **argv) {
     long count = number(argv[2]), us = number(argv[3]);
     for (long i = 0; i < count; ++i)
       pauseMicros(us);
+    return 0;
+  }
+  if (!strcmp(mode, "calls") && argc >= 4) {
+    long count = number(argv[2]);
+    for (int a = 3; a < argc; ++a) {
+      long nr = number(argv[a]);
+      for (long i = 0; i < count; ++i)
+        syscall(nr, -1L, 0L, 0L, -1L, 0L, 0L);
+    }
     return 0;
   }
   if (!strcmp(mode, "exec") && argc == 4)
