@@ -59,7 +59,7 @@ private:
   std::vector<uint32_t> globals_; // layout indexes kernel probes use
   uint64_t scratchBytes_ = 0;
   size_t dispatched_[2] = {0, 0}; // syscalls:* programs run from sys_enter, sys_exit
-  char *bss_ = nullptr; // the programs' .bss: sonde_bpf_control, then scalars
+  char *bss_ = nullptr;           // the programs' .bss: sonde_bpf_control, then scalars
   int cpus_ = 1;
   std::map<uint32_t, Entries> snapshot_; // per global, as last imported or exported
   ring_buffer *ring_ = nullptr;
