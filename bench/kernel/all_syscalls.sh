@@ -5,9 +5,9 @@
 # and the workload's close(5000) rate once attached. Sonde runs these probes
 # from raw_syscalls:sys_enter/sys_exit by call number
 # (probes/tracepoint/SyscallDispatch.h); bpftrace attaches each event (and
-# needs BPFTRACE_MAX_PROBES raised past 512). Median of ALL_RUNS (3) runs of
-# ALL_N (1,000,000) calls. Needs root. Writes the "all-syscalls" section of
-# bench/reports/kernel.md.
+# needs BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS raised past 512).
+# Median of ALL_RUNS (3) runs of ALL_N (1,000,000) calls. Needs root. Writes
+# the "all-syscalls" section of bench/reports/kernel.md.
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 source "$(dirname "$0")/lib.sh"
@@ -17,13 +17,17 @@ runs=${ALL_RUNS:-3}
 cd "$tmp"
 build_target b4_close "$here/b4_close.c"
 
-sonde_script='global c
+# Counting per pid (integer keys), then per call (string keys).
+sonde_pid='global c
+probe syscall.*, syscall.*.return { c[pid()] <<< 1 }'
+bpftrace_pid='tracepoint:syscalls:sys_enter_*, tracepoint:syscalls:sys_exit_* { @[pid] = count(); }'
+sonde_name='global c
 probe syscall.*, syscall.*.return { c[name] <<< 1 }'
-bpftrace_script='tracepoint:syscalls:sys_enter_*, tracepoint:syscalls:sys_exit_* { @[probe] = count(); }'
+bpftrace_name='tracepoint:syscalls:sys_enter_*, tracepoint:syscalls:sys_exit_* { @[probe] = count(); }'
 
-sonde_run() { "$sonde" -e "$sonde_script" -c "./b4_close $n $tmp/result" > /dev/null; }
+sonde_run() { "$sonde" -e "$1" -c "./b4_close $n $tmp/result" > /dev/null; }
 bpftrace_run() {
-  BPFTRACE_MAX_PROBES=2000 bpftrace -e "$bpftrace_script" -c "./b4_close $n $tmp/result" > /dev/null
+  BPFTRACE_MAX_PROBES=2000 BPFTRACE_MAX_BPF_PROGS=2000 bpftrace -e "$1" -c "./b4_close $n $tmp/result" > /dev/null
 }
 
 # measure CMD: "WALL RATE" medians of $runs runs (wall seconds of the whole
@@ -44,29 +48,38 @@ measure() {
 
 events=$(ls -d /sys/kernel/tracing/events/syscalls/sys_*_* 2> /dev/null | wc -l)
 read -r base_wall base_rate <<< "$(measure ./b4_close "$n" "$tmp/result")"
-read -r s_wall s_rate <<< "$(measure sonde_run)"
-read -r b_wall b_rate <<< "$(measure bpftrace_run)"
+read -r sp_wall sp_rate <<< "$(measure sonde_run "$sonde_pid")"
+read -r bp_wall bp_rate <<< "$(measure bpftrace_run "$bpftrace_pid")"
+read -r sn_wall sn_rate <<< "$(measure sonde_run "$sonde_name")"
+read -r bn_wall bn_rate <<< "$(measure bpftrace_run "$bpftrace_name")"
+
+# "X% of the wall time, Y x the rate" of Sonde's run against bpftrace's.
+versus() {
+  awk -v sw="$1" -v sr="$2" -v bw="$3" -v br="$4" 'BEGIN {
+    if (sw == "failed" || bw == "failed") print "n/a";
+    else printf "%.1f%% of the wall time, %.2fx the rate", 100 * sw / bw, sr / br }'
+}
 
 section=$tmp/all.md
 {
   echo "## Every system call probed"
   echo
   section_header
-  echo "Workload: close(5000) (EBADF) $n times under a script on all $events syscalls:*"
-  echo "events (Sonde: \`probe syscall.*, syscall.*.return { c[name] <<< 1 }\`; bpftrace:"
-  echo "\`tracepoint:syscalls:sys_enter_*, tracepoint:syscalls:sys_exit_* { @[probe] = count(); }\`"
-  echo "with BPFTRACE_MAX_PROBES=2000). Wall s: the whole run, from launch to the tool's"
-  echo "exit (compile, attach, the workload, detach); M calls/s: measured inside the"
-  echo "workload once attached. Median of $runs runs."
+  echo "Workload: close(5000) (EBADF) $n times under scripts on all $events syscalls:*"
+  echo "events: Sonde's \`probe syscall.*, syscall.*.return\` and bpftrace's"
+  echo "\`tracepoint:syscalls:sys_enter_*, tracepoint:syscalls:sys_exit_*\` (with"
+  echo "BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS at 2000), counting per pid, then per"
+  echo "call. Wall s: the whole run, from launch to the tool's exit (compile, attach, the"
+  echo "workload, detach); M calls/s: measured inside the workload once attached. Median"
+  echo "of $runs runs."
   echo
-  echo "| tool | wall s | M calls/s |"
-  echo "|---|---:|---:|"
-  echo "| no tracer | $base_wall | $base_rate |"
-  echo "| Sonde (dispatched by call number from raw_syscalls) | $s_wall | $s_rate |"
-  echo "| bpftrace (one perf event per syscall event) | $b_wall | $b_rate |"
-  echo
-  echo "Sonde's run takes $(awk -v s="$s_wall" -v b="$b_wall" 'BEGIN { if (s == "failed" || b == "failed") print "n/a"; else printf "%.1f%%", 100 * s / b }') of bpftrace's wall time;"
-  echo "its workload runs at $(awk -v s="$s_rate" -v b="$b_rate" 'BEGIN { if (s == "failed" || b == "failed") print "n/a"; else printf "%.2fx", s / b }') bpftrace's rate."
+  echo "| tool | handler | wall s | M calls/s | Sonde vs bpftrace |"
+  echo "|---|---|---:|---:|---|"
+  echo "| no tracer | | $base_wall | $base_rate | |"
+  echo "| bpftrace (one perf event per syscall event) | \`@[pid] = count()\` | $bp_wall | $bp_rate | |"
+  echo "| Sonde (dispatched by call number) | \`c[pid()] <<< 1\` | $sp_wall | $sp_rate | $(versus "$sp_wall" "$sp_rate" "$bp_wall" "$bp_rate") |"
+  echo "| bpftrace | \`@[probe] = count()\` | $bn_wall | $bn_rate | |"
+  echo "| Sonde | \`c[name] <<< 1\` | $sn_wall | $sn_rate | $(versus "$sn_wall" "$sn_rate" "$bn_wall" "$bn_rate") |"
   first_failure
 } > "$section"
 write_section all-syscalls "$section"

@@ -2,7 +2,8 @@
 # B2: the cost of a marker in a loop of an xorshift step, disabled and enabled,
 # next to <sys/sdt.h> and LTTng-UST (benchmarks.md B2). ns per iteration is the
 # loop's process CPU time measured inside the target, median of B2_RUNS (3) runs;
-# "over baseline" subtracts the loop without a marker.
+# "over baseline" subtracts the loop without a marker. Two rows read a clock
+# instead of firing a marker: what timestamping an event costs any tracer here.
 # Environment: B2_N iterations (100,000,000); the rows that record run B2_N / 10,
 # the trap row B2_N / 100. Writes the B2 section of bench/reports/markers.md.
 set -euo pipefail
@@ -18,6 +19,8 @@ build_target b2_none "$here/b2_loop.c"
 build_target b2_sonde "$here/b2_loop.c" -DB2_SONDE
 build_target b2_sdt "$here/b2_loop.c" -DB2_SDT
 build_target b2_lttng "$here/b2_loop.c" -DB2_LTTNG -llttng-ust -ldl
+build_target b2_rdtsc "$here/b2_loop.c" -DB2_RDTSC
+build_target b2_clock "$here/b2_loop.c" -DB2_CLOCK
 
 # median_run CMD...: the median ns/iteration of $runs runs, or "failed".
 median_run() { median_result ns_per_iteration "$@"; }
@@ -50,6 +53,8 @@ add_row "no marker (baseline)" "$n" "$base" ""
 add_row "sonde marker, not attached" "$n" "$(median_run ./b2_sonde "$n" result)" "<= 0.5 ns"
 add_row "<sys/sdt.h> marker, not attached" "$n" "$(median_run ./b2_sdt "$n" result)" ""
 add_row "LTTng-UST tracepoint, session off" "$n" "$(median_run ./b2_lttng "$n" result)" ""
+add_row "no marker, one rdtsc (a record's timestamp)" "$n" "$(median_run ./b2_rdtsc "$n" result)" ""
+add_row "no marker, one clock_gettime(CLOCK_MONOTONIC)" "$n" "$(median_run ./b2_clock "$n" result)" ""
 add_row "sonde marker, empty handler" "$n" \
   "$(median_run sonde_attached 'probe process("./b2_sonde").mark("m") {}' "$n")" "<= 8 ns"
 add_row "sonde marker, handler stores \$arg1 in a global" "$n" \
