@@ -99,6 +99,9 @@ public:
     if (name == "matched" || name == "matched_str" || name == "ngroups")
       return "regular expressions run in sonde, not in kernel probes (call it in an end or "
              "timer probe)";
+    if (name == "user_buffer_quoted")
+      return "it escapes the NUL bytes of a buffer, which the kernel runtime's quoting does not "
+             "(use user_string_n_quoted(addr, len) for text)";
     if (name == "pid2execname")
       return "a tracepoint program cannot look up another task by pid (call it in an end or "
              "timer probe)";

@@ -83,12 +83,14 @@ namespace {
 std::string unavailableBuiltin(const sema::BuiltinFunction &bf, bool inKernel,
                                const std::string &why) {
   std::string head = "function '" + std::string(bf.name) + "' ";
+  if (!why.empty())
+    return head + "is not available " + (inKernel ? "in kernel probes" : "in this runtime") + ": " +
+           why;
   if (inKernel && bf.scope == sema::BuiltinScope::User)
     return head + "reads a traced process and is only available in userspace probes";
   if (!inKernel && bf.scope == sema::BuiltinScope::Kernel)
     return head + "reads kernel state and is only available in kernel probes";
-  std::string where = inKernel ? "in kernel probes" : "in this runtime";
-  return head + "is not available " + where + (why.empty() ? "" : ": " + why);
+  return head + "is not available " + (inKernel ? "in kernel probes" : "in this runtime");
 }
 
 } // namespace

@@ -123,9 +123,17 @@ static SONDE_INLINE void readString(sonde_context *ctx, char *out, int64_t addr,
   }
 }
 
-static SONDE_INLINE uint32_t capOf(int64_t n) {
-  return n < 0 ? 1 : n + 1 < sonde_cfg_str_cap ? (uint32_t)n + 1 : sonde_cfg_str_cap;
+/* The bytes kernel_string_n(addr, n) copies: clamp(n + 1, 1, MAXSTRINGLEN), as
+ * conversions.stp; user strings stop one short, at MAXSTRINGLEN - 1
+ * (uconversions.stp), so they keep at most MAXSTRINGLEN - 2 characters. */
+static SONDE_INLINE uint32_t clampedCap(int64_t n, uint32_t most) {
+  uint32_t cap = n < 0 ? 1 : n + 1 < most ? (uint32_t)n + 1 : most;
+  /* Checked again where the verifier sees it, whatever the compiler made of the above. */
+  asm volatile("" : "+r"(cap));
+  return cap > most ? most : cap;
 }
+static SONDE_INLINE uint32_t capOf(int64_t n) { return clampedCap(n, sonde_cfg_str_cap); }
+static SONDE_INLINE uint32_t userCapOf(int64_t n) { return clampedCap(n, sonde_cfg_str_cap - 1); }
 
 void sonde_fn_kernel_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
   readString(ctx, out, addr, sonde_cfg_str_cap, 0, loc);
@@ -135,11 +143,11 @@ void sonde_fn_kernel_string_n_2(sonde_context *ctx, char *out, int64_t addr, int
   readString(ctx, out, addr, capOf(n), 0, loc);
 }
 void sonde_fn_user_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
-  readString(ctx, out, addr, sonde_cfg_str_cap, 1, loc);
+  readString(ctx, out, addr, sonde_cfg_str_cap - 1, 1, loc);
 }
 void sonde_fn_user_string_n_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
                               uint32_t loc) {
-  readString(ctx, out, addr, capOf(n), 1, loc);
+  readString(ctx, out, addr, userCapOf(n), 1, loc);
 }
 
 /* ------------------------------------------------------------------ sprintf */
@@ -280,12 +288,12 @@ static SONDE_INLINE void readStringOr(char *out, int64_t addr, uint32_t cap, int
 void sonde_fn_user_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,
                             uint32_t loc) {
   (void)ctx, (void)loc;
-  readStringOr(out, addr, sonde_cfg_str_cap, 1, err_msg);
+  readStringOr(out, addr, sonde_cfg_str_cap - 1, 1, err_msg);
 }
 void sonde_fn_user_string_n_3(sonde_context *ctx, char *out, int64_t addr, int64_t n,
                               const char *err_msg, uint32_t loc) {
   (void)ctx, (void)loc;
-  readStringOr(out, addr, capOf(n), 1, err_msg);
+  readStringOr(out, addr, userCapOf(n), 1, err_msg);
 }
 void sonde_fn_kernel_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,
                               uint32_t loc) {

@@ -490,18 +490,73 @@ void sonde_fn_string_quoted_1(sonde_context *ctx, char *out, const char *str, ui
   textOfA(s, out, sonde_cfg_str_cap, sonde_cfg_str_cap, 1);
 }
 
-/* The kernel string at addr quoted as string_quoted; unreadable: its address
- * in hex, unquoted (as user_string_quoted in userspace). */
-void sonde_fn_kernel_string_quoted_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
-  (void)loc;
+/* The string at addr (at most cap - 1 bytes; the current task's when `user`)
+ * quoted as string_quoted; unreadable: its address in hex, unquoted, as
+ * BuiltinsUserMemory.cpp does. */
+static SONDE_INLINE void quotedString(sonde_context *ctx, char *out, int64_t addr, uint32_t cap,
+                                      int user) {
   char *s = (char *)ctx;
   char *a = slot(s, SLOT_A);
-  if (bpf_probe_read_kernel_str(a, sonde_cfg_str_cap, (const void *)addr) < 0) {
+  long rc = user ? bpf_probe_read_user_str(a, cap, (const void *)addr)
+                 : bpf_probe_read_kernel_str(a, cap, (const void *)addr);
+  if (rc < 0) {
     __u64 value = (__u64)addr;
     bpf_snprintf(out, sonde_cfg_str_cap, "0x%llx", &value, sizeof value);
     return;
   }
   textOfA(s, out, sonde_cfg_str_cap, sonde_cfg_str_cap, 1);
+}
+
+void sonde_fn_kernel_string_quoted_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  (void)loc;
+  quotedString(ctx, out, addr, sonde_cfg_str_cap, 0);
+}
+
+void sonde_fn_user_string_quoted_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  (void)loc;
+  quotedString(ctx, out, addr, sonde_cfg_str_cap - 1, 1);
+}
+
+/* As user_string_n_quoted in userspace: a quoted text that fills the buffer
+ * ends in `"..` (its `"...` cut to MAXSTRINGLEN - 1). */
+void sonde_fn_user_string_n_quoted_2(sonde_context *ctx, char *out, int64_t addr, int64_t n,
+                                     uint32_t loc) {
+  (void)loc;
+  quotedString(ctx, out, addr, userCapOf(n), 1);
+  uint32_t cap = sonde_cfg_str_cap;
+  if (cap >= 5 && boundedLength(out, cap) > cap - 2) {
+    out[cap - 4] = '"';
+    out[cap - 3] = '.';
+    out[cap - 2] = '.';
+  }
+}
+
+/* user_string_warn(addr[, warn_msg]): on a fault, stap's fault text as a
+ * warning and warn_msg ("" without one) as the value. */
+static SONDE_INLINE void userStringOrWarn(sonde_context *ctx, char *out, int64_t addr,
+                                          const char *warnMsg) {
+  long rc = bpf_probe_read_user_str(out, sonde_cfg_str_cap - 1, (const void *)addr);
+  if (rc >= 0)
+    return;
+  __u64 values[2] = {(__u64)rc, (__u64)addr};
+  bpf_snprintf(out, sonde_cfg_str_cap, "user string copy fault %lld at 0x%llx [man error::fault]",
+               values, sizeof values);
+  textRecord(ctx, SONDE_BPF_RECORD_WARN, out);
+  if (warnMsg)
+    sonde_bpf_strcpy(out, warnMsg, sonde_cfg_str_cap);
+  else
+    out[0] = 0;
+}
+
+void sonde_fn_user_string_warn_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc) {
+  (void)loc;
+  userStringOrWarn(ctx, out, addr, 0);
+}
+
+void sonde_fn_user_string_warn_2(sonde_context *ctx, char *out, int64_t addr, const char *warn_msg,
+                                 uint32_t loc) {
+  (void)loc;
+  userStringOrWarn(ctx, out, addr, warn_msg);
 }
 
 /* ------------------------------------------------------------------ strtol, isdigit */

@@ -5,6 +5,7 @@
 //   sleep COUNT USEC               COUNT sleeps of USEC microseconds
 //   exec COUNT NAME                COUNT children exec this program as NAME
 //   open PATH                      one open(PATH) (expected to fail)
+//   write TEXT                     one write(-1, TEXT, strlen(TEXT)) (fails)
 //   calls COUNT NR...              per NR: COUNT calls of system call NR with
 //                                  the arguments (-1, 0, 0, -1, 0, 0), which
 //                                  the caller picks calls to fail with
@@ -67,7 +68,7 @@ static int execAs(long count, const char *name) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: kernel_workload close|phases|sleep|exec|open|calls|noop ...\n");
+    fprintf(stderr, "usage: kernel_workload close|phases|sleep|exec|open|write|calls|noop ...\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -104,6 +105,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "exec") && argc == 4)
     return execAs(number(argv[2]), argv[3]);
+  if (!strcmp(mode, "write") && argc == 3)
+    return write(-1, argv[2], strlen(argv[2])) < 0 ? 0 : 1;
   if (!strcmp(mode, "open") && argc == 3)
     return open(argv[2], O_RDONLY) < 0 ? 0 : 1;
   if (!strcmp(mode, "noop") && argc == 2)

@@ -267,6 +267,18 @@ TEST(CodegenModule, KernelRefusalsSayWhy) {
       << r.diagnostics;
 }
 
+TEST(CodegenModule, AUserFunctionTheKernelRuntimeLacksSaysWhyNotWhere) {
+  // user_buffer_quoted reads the current task's memory, which kernel probes
+  // can: the refusal is about its escaping, not about where it runs.
+  GeneratedIr r = generateIr(
+      "probe kernel.trace(\"sched:sched_switch\") { println(user_buffer_quoted(0, 4, 10)) }");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("function 'user_buffer_quoted' is not available in kernel probes: "
+                               "it escapes the NUL bytes of a buffer"),
+            std::string::npos)
+      << r.diagnostics;
+}
+
 TEST(CodegenModule, KernelProbesSayWhyGetCyclesIsRefused) {
   GeneratedIr r =
       generateIr("probe kernel.trace(\"sched:sched_switch\") { println(get_cycles()) }");
