@@ -57,6 +57,8 @@ add_row "no marker, one rdtsc (a record's timestamp)" "$n" "$(median_run ./b2_rd
 add_row "no marker, one clock_gettime(CLOCK_MONOTONIC)" "$n" "$(median_run ./b2_clock "$n" result)" ""
 add_row "sonde marker, empty handler" "$n" \
   "$(median_run sonde_attached 'probe process("./b2_sonde").mark("m") {}' "$n")" "<= 8 ns"
+add_row "sonde marker, handler reads the TSC (get_cycles())" "$n" \
+  "$(median_run sonde_attached 'probe process("./b2_sonde").mark("m") { if (get_cycles() == 1) exit() }' "$n")" ""
 add_row "sonde marker, handler stores \$arg1 in a global" "$n" \
   "$(median_run sonde_attached 'global x; probe process("./b2_sonde").mark("m") { x = $arg1 }' "$n")" ""
 add_row "sonde marker, printf(\"%d\\n\", \$arg1), text transport to /dev/null" "$n_slow" \
