@@ -112,10 +112,16 @@ static SONDE_INLINE void stringFault(sonde_context *ctx, int32_t status, int64_t
   ctx->runtime = (void *)rc;
 }
 
+/* The string at addr, at most cap - 1 bytes, from the current task's memory
+ * (`user`) or the kernel's: the helper's result (negative on a fault). */
+static SONDE_INLINE long probeReadString(char *out, int64_t addr, uint32_t cap, int user) {
+  return user ? bpf_probe_read_user_str(out, cap, (const void *)addr)
+              : bpf_probe_read_kernel_str(out, cap, (const void *)addr);
+}
+
 static SONDE_INLINE void readString(sonde_context *ctx, char *out, int64_t addr, uint32_t cap,
                                     int user, uint32_t loc) {
-  long rc = user ? bpf_probe_read_user_str(out, cap, (const void *)addr)
-                 : bpf_probe_read_kernel_str(out, cap, (const void *)addr);
+  long rc = probeReadString(out, addr, cap, user);
   if (rc < 0) {
     out[0] = 0;
     stringFault(ctx, user ? SONDE_BPF_ERROR_USER_STRING : SONDE_BPF_ERROR_KERNEL_STRING, addr, rc,
@@ -280,9 +286,7 @@ int64_t sonde_fn_ntohll_1(sonde_context *ctx, int64_t x, uint32_t loc) {
 /* user_string(addr, err_msg) and the like: err_msg instead of an error. */
 static SONDE_INLINE void readStringOr(char *out, int64_t addr, uint32_t cap, int user,
                                       const char *fallback) {
-  long rc = user ? bpf_probe_read_user_str(out, cap, (const void *)addr)
-                 : bpf_probe_read_kernel_str(out, cap, (const void *)addr);
-  if (rc < 0)
+  if (probeReadString(out, addr, cap, user) < 0)
     sonde_bpf_strcpy(out, fallback, sonde_cfg_str_cap);
 }
 void sonde_fn_user_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,

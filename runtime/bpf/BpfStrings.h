@@ -497,9 +497,7 @@ static SONDE_INLINE void quotedString(sonde_context *ctx, char *out, int64_t add
                                       int user) {
   char *s = (char *)ctx;
   char *a = slot(s, SLOT_A);
-  long rc = user ? bpf_probe_read_user_str(a, cap, (const void *)addr)
-                 : bpf_probe_read_kernel_str(a, cap, (const void *)addr);
-  if (rc < 0) {
+  if (probeReadString(a, addr, cap, user) < 0) {
     __u64 value = (__u64)addr;
     bpf_snprintf(out, sonde_cfg_str_cap, "0x%llx", &value, sizeof value);
     return;
@@ -535,7 +533,7 @@ void sonde_fn_user_string_n_quoted_2(sonde_context *ctx, char *out, int64_t addr
  * warning and warn_msg ("" without one) as the value. */
 static SONDE_INLINE void userStringOrWarn(sonde_context *ctx, char *out, int64_t addr,
                                           const char *warnMsg) {
-  long rc = bpf_probe_read_user_str(out, sonde_cfg_str_cap - 1, (const void *)addr);
+  long rc = probeReadString(out, addr, sonde_cfg_str_cap - 1, 1);
   if (rc >= 0)
     return;
   __u64 values[2] = {(__u64)rc, (__u64)addr};
