@@ -192,14 +192,14 @@ public:
     return g;
   }
 
-  void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, uint32_t fmt, llvm::Value *args,
-                  uint32_t argCount, uint64_t stringMask, uint32_t) override {
+  void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, const PrintfCall &call) override {
     uint64_t bytes = sizeof(sonde_bpf_record);
-    for (uint32_t i = 0; i < argCount; ++i)
-      bytes += (stringMask >> i & 1) ? ((shape_.strCap + 2 + 7) & ~7u) : 8;
+    for (uint32_t i = 0; i < call.argCount; ++i)
+      bytes += (call.stringMask >> i & 1) ? ((shape_.strCap + 2 + 7) & ~7u) : 8;
     recordBytes_ = std::max(recordBytes_, bytes);
     b.CreateCall(SONDE_RT(b, sonde_bpf_printf),
-                 {ctx, b.constU32(fmt), args, b.constU32(argCount), b.getInt64(stringMask)});
+                 {ctx, b.constU32(call.format), call.args, b.constU32(call.argCount),
+                  b.getInt64(call.stringMask)});
   }
   void emitPrintValues(RuntimeBuilder &, llvm::Value *, llvm::Value *, uint32_t, llvm::Value *,
                        bool) override {

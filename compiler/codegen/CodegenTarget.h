@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Constant;
@@ -76,10 +78,18 @@ public:
   virtual llvm::Value *globalHeader(RuntimeBuilder &b, llvm::Value *base, const GlobalSlot &slot);
 
   // ---- output
-  // printf(format #fmt, args): `args` points at SondeFormatArg[argCount]; bit i
-  // of stringMask says args[i] is a string.
-  virtual void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, uint32_t fmt, llvm::Value *args,
-                          uint32_t argCount, uint64_t stringMask, uint32_t loc) = 0;
+  // printf(format #fmt, args): `args` points at SondeFormatArg[argCount].
+  struct PrintfCall {
+    uint32_t format = 0;
+    llvm::Value *args = nullptr;
+    uint32_t argCount = 0;
+    uint64_t stringMask = 0; // bit i: args[i] is a string
+    // How the arguments travel in a binary record (sonde_record_arg_kind, one
+    // per argument) when the format can travel as one (TraceSchema::desc).
+    std::optional<std::vector<uint8_t>> recordKinds;
+    uint32_t loc = 0;
+  };
+  virtual void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, const PrintfCall &call) = 0;
   // print/println/printd/printdln: `values` points at SondeValue[count];
   // `delimiter` is a string or null.
   virtual void emitPrintValues(RuntimeBuilder &b, llvm::Value *ctx, llvm::Value *values,

@@ -3,6 +3,7 @@
 #include "codegen/IrGenerator.h"
 
 #include "runtime/format/FormatAbi.h"
+#include "runtime/session/TraceSchema.h"
 
 namespace sonde::codegen {
 
@@ -56,6 +57,19 @@ uint64_t timeArguments(const ast::PrintFormat &p, const std::vector<SondeFormatI
       mask |= uint64_t{1} << i;
   }
   return mask;
+}
+
+// How the arguments travel when the format goes as a binary record (the
+// consumer's TraceSchema decides the same from the same text), or nothing.
+std::optional<std::vector<uint8_t>> recordKinds(const std::vector<SondeFormatItem> &items,
+                                                uint64_t timeArgs) {
+  SondeFormatSpec spec{};
+  spec.items = items.data();
+  spec.item_count = static_cast<uint32_t>(items.size());
+  std::vector<uint8_t> kinds;
+  if (!session::recordArgKinds(spec, timeArgs, kinds))
+    return std::nullopt;
+  return kinds;
 }
 
 } // namespace
@@ -136,8 +150,13 @@ void IrGenerator::printAsRecord(ast::PrintFormat &p) {
   }
   if (endsLine(p.kind))
     format += '\n';
-  target_.emitPrintf(b_, fs_.ctx, tables_.format(format, formatSource(), 0), argumentArray(p, 0),
-                     static_cast<uint32_t>(p.args.size()), stringArguments(p), loc(p.tok));
+  CodegenTarget::PrintfCall call;
+  call.args = argumentArray(p, 0);
+  call.format = tables_.format(format, formatSource(), 0);
+  call.argCount = static_cast<uint32_t>(p.args.size());
+  call.stringMask = stringArguments(p);
+  call.loc = loc(p.tok);
+  target_.emitPrintf(b_, fs_.ctx, call);
   branchOnError();
 }
 
@@ -204,12 +223,19 @@ void IrGenerator::print(ast::PrintFormat &p) {
   using K = ast::PrintKind;
   switch (p.kind) {
   case K::Printf: {
-    uint64_t timeArgs = 0;
-    if (llvm::Value *args = formatArgs(p, target_.inKernel() ? nullptr : &timeArgs)) {
-      target_.emitPrintf(b_, fs_.ctx, tables_.format(p.format, formatSource(), timeArgs), args,
-                         static_cast<uint32_t>(p.args.size()), stringArguments(p), loc(p.tok));
-      branchOnError();
-    }
+    std::optional<std::vector<SondeFormatItem>> items = checkedFormat(p);
+    if (!items)
+      return;
+    CodegenTarget::PrintfCall call;
+    uint64_t timeArgs = target_.inKernel() ? 0 : timeArguments(p, *items);
+    call.args = argumentArray(p, timeArgs);
+    call.format = tables_.format(p.format, formatSource(), timeArgs);
+    call.argCount = static_cast<uint32_t>(p.args.size());
+    call.stringMask = stringArguments(p);
+    call.recordKinds = recordKinds(*items, timeArgs);
+    call.loc = loc(p.tok);
+    target_.emitPrintf(b_, fs_.ctx, call);
+    branchOnError();
     return;
   }
   case K::PrintChar:

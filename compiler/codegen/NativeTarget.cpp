@@ -3,6 +3,7 @@
 // against the sonde_rt functions the loading process exports; string helpers call
 // libc, which every loading process has.
 #include "codegen/CodegenTarget.h"
+#include "codegen/InlineRecordAppend.h"
 #include "codegen/RuntimeBuilder.h"
 
 #include <llvm/MC/TargetRegistry.h>
@@ -112,9 +113,15 @@ public:
     return b.CreateLoad(b.ptrTy(), b.contextField(ctx, offsetof(sonde_context, segment)), "seg");
   }
 
-  void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, uint32_t fmt, llvm::Value *args, uint32_t,
-                  uint64_t, uint32_t loc) override {
-    b.CreateCall(SONDE_RT(b, sonde_out_printf), {ctx, b.constU32(fmt), args, b.constU32(loc)});
+  void emitPrintf(RuntimeBuilder &b, llvm::Value *ctx, const PrintfCall &call) override {
+    auto runtimeCall = [&] {
+      b.CreateCall(SONDE_RT(b, sonde_out_printf),
+                   {ctx, b.constU32(call.format), call.args, b.constU32(call.loc)});
+    };
+    if (appendsInline(call))
+      emitInlineRecordAppend(b, ctx, call, runtimeCall);
+    else
+      runtimeCall();
   }
 
   void emitPrintValues(RuntimeBuilder &b, llvm::Value *ctx, llvm::Value *values, uint32_t count,

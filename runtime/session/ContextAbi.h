@@ -55,6 +55,9 @@ typedef struct sonde_context {
   const void *probe_data; /* probe-kind data, e.g. a marker's saved registers */
   void *runtime;          /* the loaded module's runtime state (opaque) */
   void *thread;           /* per-thread scratch: tokenize, regex captures (opaque) */
+  /* A relay transport's cursor (RecordCursor.h), which printf appends numeric
+   * records to inline, or null. */
+  struct sonde_record_cursor *record_cursor;
 } sonde_context;
 
 /* ---- errors ---- */

@@ -102,7 +102,7 @@ void OutputBuffer::append(const char *data, size_t n, OutputSink &sink) {
     return;
   }
   std::memcpy(reserve(n, sink), data, n);
-  used_ += n;
+  commit(n);
 }
 
 void OutputBuffer::flush(OutputSink &sink) {

@@ -3,6 +3,8 @@
 // complete handler output here, so lines from concurrent handlers never interleave.
 #pragma once
 
+#include "runtime/transport/RecordCursor.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -58,11 +60,19 @@ public:
   // Text records of at most this many bytes (a record must fit a sub-buffer).
   static constexpr size_t kTextRecordBytes = 16384;
 
-  // From now on flush() writes text records into `writer` (this thread's).
-  void sendAsRecords(RecordWriter *writer) { records_ = writer; }
+  // From now on flush() writes text records into `writer` (this thread's),
+  // which generated code may append printf records to through `cursor`: text
+  // waiting here closes that path until the text is written (in order).
+  void sendAsRecords(RecordWriter *writer, sonde_record_cursor *cursor) {
+    records_ = writer;
+    cursor_ = cursor;
+  }
   // Space for one formatted print (stap's per-print limit).
   char *reserve(size_t n, OutputSink &sink);
-  void commit(size_t n) { used_ += n; }
+  void commit(size_t n) {
+    used_ += n;
+    holdInlineRecords();
+  }
   void append(const char *data, size_t n, OutputSink &sink);
   void flush(OutputSink &sink);
 
@@ -76,10 +86,15 @@ public:
 
 private:
   void writeRecords();
+  void holdInlineRecords() {
+    if (cursor_)
+      cursor_->limit = nullptr;
+  }
 
   char data_[kCapacity + 1]; // + a NUL ending the text record being encoded
   size_t used_ = 0;
   RecordWriter *records_ = nullptr;
+  sonde_record_cursor *cursor_ = nullptr;
 };
 
 } // namespace sonde::session

@@ -31,6 +31,7 @@ inline void runHandler(Runtime &rt, ThreadState &ts, sonde_handler_fn fn, uint32
   ctx.probe_data = probeData;
   ctx.runtime = &rt;
   ctx.thread = &ts;
+  ctx.record_cursor = ts.recordCursor;
 
   fn(&ctx);
   // An error may have abandoned foreach loops before their end calls.

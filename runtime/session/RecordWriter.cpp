@@ -7,9 +7,15 @@
 namespace sonde::session {
 
 RecordWriter::RecordWriter(const RecordTransport &transport) : transport_(transport) {
-  if (transport.relay)
+  if (transport.relay) {
     relay_ = std::make_unique<transport::RelayProducer>(*transport.relay);
-  else
+    stream_ = &relay_->cursor().stream;
+    // Generated code reads the TSC itself; another clock goes through the runtime.
+    if (transport.clock.source == SONDE_CLOCK_TSC) {
+      relay_->allowInlineAppends();
+      inlineCursor_ = &relay_->cursor();
+    }
+  } else
     netlink_ = std::make_unique<transport::NetlinkProducer>(*transport.netlink);
 }
 

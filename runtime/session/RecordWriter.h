@@ -42,6 +42,9 @@ public:
   }
   // In a fork child: the buffer belongs to the parent's thread.
   void forgetAfterFork();
+  // Where generated code appends printf records inline (RecordCursor.h), or
+  // null: netlink, or a trace clock other than the TSC.
+  sonde_record_cursor *inlineCursor() { return inlineCursor_; }
 
 private:
   template <class Producer>
@@ -54,15 +57,19 @@ private:
     if (!out)
       return false;
     if (p.atBufferStart())
-      sonde_record_stream_restart(&stream_);
+      sonde_record_stream_restart(stream_);
     p.commit(static_cast<uint32_t>(
-        sonde_record_encode(&stream_, id, sonde_trace_clock_read(&transport_.clock), &desc, args,
+        sonde_record_encode(stream_, id, sonde_trace_clock_read(&transport_.clock), &desc, args,
                             reinterpret_cast<uint8_t *>(out))));
     return true;
   }
 
   const RecordTransport &transport_;
-  sonde_record_stream stream_{};
+  // The time state of the records written: the relay cursor's, which inline
+  // appends share, or ownStream_.
+  sonde_record_stream *stream_ = &ownStream_;
+  sonde_record_stream ownStream_{};
+  sonde_record_cursor *inlineCursor_ = nullptr;
   std::unique_ptr<transport::RelayProducer> relay_;     // or
   std::unique_ptr<transport::NetlinkProducer> netlink_; // the other
 };

@@ -25,7 +25,8 @@ ThreadState::~ThreadState() {
 
 void ThreadState::useRecords(const RecordTransport &transport) {
   records = std::make_unique<RecordWriter>(transport);
-  output->sendAsRecords(records.get());
+  recordCursor = records->inlineCursor();
+  output->sendAsRecords(records.get(), recordCursor);
 }
 
 void ThreadState::flushOutput(OutputSink &sink) {
@@ -38,7 +39,8 @@ void ThreadState::stopRecords() {
   if (!records)
     return;
   output->flushRecords();
-  output->sendAsRecords(nullptr);
+  output->sendAsRecords(nullptr, nullptr);
+  recordCursor = nullptr;
   records.reset();
 }
 

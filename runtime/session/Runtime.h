@@ -45,6 +45,8 @@ struct ThreadState {
   // A record transport: this thread's writer; null with the text transport.
   // Destroyed with the thread's state: its buffer is flushed and freed then.
   std::unique_ptr<RecordWriter> records;
+  // Its cursor for inline printf records (sonde_context::record_cursor), or null.
+  sonde_record_cursor *recordCursor = nullptr;
 
   ~ThreadState();
   // Starts writing this thread's output as records (relay, netlink).

@@ -11,13 +11,7 @@
 
 namespace sonde::session {
 
-namespace {
-
-constexpr std::string_view kSchemaHeader = "sonde-trace-schema 1";
-
-// How each argument of `spec` travels; false when the format reads target
-// memory (%m/%M) and must be formatted in the handler.
-bool recordKinds(const SondeFormatSpec &spec, uint64_t timeArgs, std::vector<uint8_t> &kinds) {
+bool recordArgKinds(const SondeFormatSpec &spec, uint64_t timeArgs, std::vector<uint8_t> &kinds) {
   bool binary = true;
   for (uint32_t i = 0; i < spec.item_count; ++i) {
     const SondeFormatItem &item = spec.items[i];
@@ -35,6 +29,10 @@ bool recordKinds(const SondeFormatSpec &spec, uint64_t timeArgs, std::vector<uin
   }
   return binary;
 }
+
+namespace {
+
+constexpr std::string_view kSchemaHeader = "sonde-trace-schema 1";
 
 // The identifier ending `literal` once trailing separators are dropped, or "".
 std::string trailingName(std::string_view literal) {
@@ -175,7 +173,7 @@ void TraceSchema::finish() {
         SondeFormatSpec{t.format.c_str(), t.items.data(), static_cast<uint32_t>(t.items.size()),
                         sonde_format_arg_count(t.items.data(), t.items.size())};
     t.kinds.clear();
-    t.binary = recordKinds(t.spec, t.timeArgs, t.kinds);
+    t.binary = recordArgKinds(t.spec, t.timeArgs, t.kinds);
     t.fields = formatFieldNames(t.spec);
     descs_[id] = {t.kinds.data(), static_cast<uint32_t>(t.kinds.size())};
   }

@@ -31,6 +31,11 @@ struct TraceEventType {
   bool binary = false;             // travels as a record (else as text)
 };
 
+// How each argument of `spec` travels in a record (sonde_record_arg_kind, appended
+// to `kinds`); false when the format reads target memory (%m/%M) and must be
+// formatted in the handler, as text.
+bool recordArgKinds(const SondeFormatSpec &spec, uint64_t timeArgs, std::vector<uint8_t> &kinds);
+
 class TraceSchema {
 public:
   static constexpr uint32_t kTextId = SONDE_RECORD_MAX_ID;

@@ -1,5 +1,6 @@
 #include "runtime/transport/RelayChannel.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -159,10 +160,18 @@ void RelayChannel::releaseRing(uint32_t r) const {
 
 RelayCounters RelayChannel::ringCounters(uint32_t r) const {
   const RelayRingHeader &h = ring(r);
-  return {h.recordsWritten.load(std::memory_order_relaxed),
-          h.recordsLost.load(std::memory_order_relaxed),
-          h.recordsOverwritten.load(std::memory_order_relaxed),
-          h.bytesWritten.load(std::memory_order_relaxed)};
+  RelayCounters c{h.recordsWritten.load(std::memory_order_relaxed),
+                  h.recordsLost.load(std::memory_order_relaxed),
+                  h.recordsOverwritten.load(std::memory_order_relaxed),
+                  h.bytesWritten.load(std::memory_order_relaxed)};
+  // The ring's counters cover handed-over sub-buffers; the open one counts in its slot.
+  uint32_t head = h.head.load(std::memory_order_acquire);
+  const RelaySlotHeader &open = slot(r, head);
+  if (open.subbuf.load(std::memory_order_acquire) == head) {
+    c.recordsWritten += open.records.load(std::memory_order_relaxed);
+    c.bytesWritten += std::min(open.used.load(std::memory_order_relaxed), header().subbufSize);
+  }
+  return c;
 }
 
 RelayCounters RelayChannel::totals() const {

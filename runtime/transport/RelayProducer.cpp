@@ -2,12 +2,17 @@
 
 #include "runtime/transport/SharedFutex.h"
 
+#include <algorithm>
+
 namespace sonde::transport {
 
 namespace {
 // With every ring taken, looking again on each record would cost a scan (and
 // syscalls for dead owners) per record; drop this many first.
 constexpr uint32_t kClaimRetryInterval = 1024;
+
+// Full sub-buffers in a ring at which its producer wakes the consumer.
+uint32_t wakeWatermark(uint32_t subbufCount) { return subbufCount / 2; }
 } // namespace
 
 char *RelayProducer::reserveSlow(uint32_t bytes) {
@@ -17,16 +22,16 @@ char *RelayProducer::reserveSlow(uint32_t bytes) {
   }
   if (bytes > channel_.header().subbufSize)
     return lose();
-  if (slot_ && bytes <= room_) {
+  if (slot_ && bytes <= room()) {
     pending_ = bytes;
-    return cursor_;
+    return reinterpret_cast<char *>(cursor_.next);
   }
   if (slot_)
     publish();
   if (!openSubbuf())
     return lose();
   pending_ = bytes;
-  return cursor_;
+  return reinterpret_cast<char *>(cursor_.next);
 }
 
 bool RelayProducer::claim() {
@@ -42,10 +47,8 @@ bool RelayProducer::claim() {
   ringIndex_ = r;
   ring_ = &channel_.ring(uint32_t(r));
   head_ = ring_->head.load(std::memory_order_relaxed);
-  written_ = ring_->recordsWritten.load(std::memory_order_relaxed);
   lost_ = ring_->recordsLost.load(std::memory_order_relaxed);
   overwritten_ = ring_->recordsOverwritten.load(std::memory_order_relaxed);
-  bytes_ = ring_->bytesWritten.load(std::memory_order_relaxed);
   adoptOpenSubbuf();
   return true;
 }
@@ -56,11 +59,25 @@ void RelayProducer::adoptOpenSubbuf() {
   RelaySlotHeader &s = channel_.slot(uint32_t(ringIndex_), head_);
   if (s.subbuf.load(std::memory_order_acquire) != head_)
     return;
-  slot_ = &s;
-  used_ = s.used.load(std::memory_order_relaxed);
-  slotRecords_ = s.records.load(std::memory_order_relaxed);
-  cursor_ = channel_.slotData(uint32_t(ringIndex_), head_) + used_;
-  room_ = channel_.header().subbufSize - used_;
+  enterSubbuf(s, std::min(s.used.load(std::memory_order_relaxed), channel_.header().subbufSize));
+  // Its stream's time state is the dead owner's: start ours with a full timestamp.
+  cursor_.stream.started = 0;
+}
+
+void RelayProducer::enterSubbuf(RelaySlotHeader &slot, uint32_t used) {
+  slot_ = &slot;
+  cursor_.base = reinterpret_cast<uint8_t *>(channel_.slotData(uint32_t(ringIndex_), head_));
+  cursor_.next = cursor_.base + used;
+  cursor_.used = reinterpret_cast<uint32_t *>(&slot.used);
+  cursor_.records = reinterpret_cast<uint32_t *>(&slot.records);
+  cursor_.limit = nullptr; // until the first record
+  end_ = cursor_.base + channel_.header().subbufSize;
+}
+
+void RelayProducer::leaveSubbuf() {
+  slot_ = nullptr;
+  cursor_.next = cursor_.base = cursor_.limit = end_ = nullptr;
+  cursor_.used = cursor_.records = nullptr;
 }
 
 bool RelayProducer::openSubbuf() {
@@ -83,11 +100,7 @@ bool RelayProducer::openSubbuf() {
   // A flight-recorder dump copies slots while we write: the new number must be
   // visible before the new bytes (it re-checks the number after copying).
   std::atomic_thread_fence(std::memory_order_release);
-  slot_ = &s;
-  used_ = 0;
-  slotRecords_ = 0;
-  cursor_ = channel_.slotData(uint32_t(ringIndex_), head_);
-  room_ = h.subbufSize;
+  enterSubbuf(s, 0);
   return true;
 }
 
@@ -121,11 +134,21 @@ bool RelayProducer::waitForRoom() {
 }
 
 void RelayProducer::publish() {
+  // Only this thread writes the ring's counters; readers add the open slot's.
+  ring_->recordsWritten.store(ring_->recordsWritten.load(std::memory_order_relaxed) +
+                                  slot_->records.load(std::memory_order_relaxed),
+                              std::memory_order_relaxed);
+  ring_->bytesWritten.store(ring_->bytesWritten.load(std::memory_order_relaxed) + used(),
+                            std::memory_order_relaxed);
   ring_->head.store(++head_, std::memory_order_release);
-  slot_ = nullptr;
-  cursor_ = nullptr;
-  room_ = 0;
+  leaveSubbuf();
+  // A wakeup costs both sides a context switch (tens of us in a VM): the
+  // consumer is woken once half the ring is full, and reads the rest on its own
+  // (it sleeps only when no sub-buffer is full, and at most its poll interval).
   RelayHeader &h = channel_.header();
+  uint32_t full = head_ - ring_->tail.load(std::memory_order_relaxed);
+  if (full < wakeWatermark(h.subbufCount))
+    return;
   h.wakeSeq.fetch_add(1, std::memory_order_seq_cst);
   if (h.consumerWaiting.load(std::memory_order_seq_cst))
     futexWakeAll(h.wakeSeq);
@@ -137,7 +160,7 @@ char *RelayProducer::lose() {
 }
 
 void RelayProducer::flush() {
-  if (slot_ && used_ > 0)
+  if (slot_ && used() > 0)
     publish();
 }
 
@@ -151,9 +174,7 @@ void RelayProducer::detach() {
 
 void RelayProducer::forgetAfterFork() {
   ring_ = nullptr;
-  slot_ = nullptr;
-  cursor_ = nullptr;
-  room_ = 0;
+  leaveSubbuf();
   ringIndex_ = -1;
   claimBackoff_ = 0;
 }

@@ -4,10 +4,15 @@
 // block mode. Records never straddle sub-buffers: a record that does not fit in
 // the rest of one leaves that rest as padding (past the slot's `used` bytes).
 //
+// A record's bytes and count are published to the slot on commit; the ring's
+// counters of written records and bytes grow when a sub-buffer is handed over
+// (RelayChannel::ringCounters adds the open one).
+//
 // Not thread-safe: each thread owns its producer (thread_local in the agent) and
 // calls detach() before it exits. The channel must outlive its producers.
 #pragma once
 
+#include "runtime/transport/RecordCursor.h"
 #include "runtime/transport/RelayChannel.h"
 
 #include <cstdint>
@@ -25,9 +30,9 @@ public:
   // After a non-null result, write the record and call commit() before the next
   // reserve().
   char *reserve(uint32_t bytes) {
-    if (bytes <= room_) {
+    if (bytes <= room()) {
       pending_ = bytes;
-      return cursor_;
+      return reinterpret_cast<char *>(cursor_.next);
     }
     return reserveSlow(bytes);
   }
@@ -39,18 +44,22 @@ public:
     commit();
   }
   void commit() {
-    cursor_ += pending_;
-    room_ -= pending_;
-    used_ += pending_;
-    bytes_ += pending_;
-    slot_->used.store(used_, std::memory_order_release);
-    slot_->records.store(++slotRecords_, std::memory_order_relaxed);
-    ring_->recordsWritten.store(++written_, std::memory_order_relaxed);
-    ring_->bytesWritten.store(bytes_, std::memory_order_relaxed);
+    cursor_.next += pending_;
+    slot_->used.store(used(), std::memory_order_release);
+    slot_->records.store(slot_->records.load(std::memory_order_relaxed) + 1,
+                         std::memory_order_relaxed);
+    cursor_.limit = inlineAppends_ ? end_ : nullptr;
   }
 
   // After reserve(): whether the record opens its sub-buffer.
-  bool atBufferStart() const { return used_ == 0; }
+  bool atBufferStart() const { return cursor_.next == cursor_.base; }
+
+  // The cursor generated code appends records through (RecordCursor.h), and its
+  // record stream, which the writer encodes with too. Inline appends are
+  // allowed once allowInlineAppends() was called (a TSC trace clock), from the
+  // second record of each sub-buffer on (the first carries the full time).
+  sonde_record_cursor &cursor() { return cursor_; }
+  void allowInlineAppends() { inlineAppends_ = true; }
 
   // Hands the partly filled sub-buffer to the consumer now.
   void flush();
@@ -64,10 +73,14 @@ public:
   int ring() const { return ringIndex_; }
 
 private:
+  uint32_t room() const { return static_cast<uint32_t>(end_ - cursor_.next); }
+  uint32_t used() const { return static_cast<uint32_t>(cursor_.next - cursor_.base); }
   char *reserveSlow(uint32_t bytes);
   bool claim();
   void adoptOpenSubbuf();
   bool openSubbuf();
+  void enterSubbuf(RelaySlotHeader &slot, uint32_t used);
+  void leaveSubbuf();
   bool waitForRoom();
   void publish();
   char *lose();
@@ -75,16 +88,16 @@ private:
   const RelayChannel &channel_;
   RelayRingHeader *ring_ = nullptr;
   RelaySlotHeader *slot_ = nullptr; // the open sub-buffer's slot, or null
-  char *cursor_ = nullptr;          // where the next record goes
-  uint32_t room_ = 0;               // bytes left in the open sub-buffer
-  uint32_t pending_ = 0;            // size of the reserved record
-  uint32_t used_ = 0;               // committed bytes in the open sub-buffer
-  uint32_t slotRecords_ = 0;
-  uint32_t head_ = 0; // the sub-buffer number being filled
+  // next: where the next record goes; base: the open sub-buffer (else null).
+  sonde_record_cursor cursor_{};
+  uint8_t *end_ = nullptr; // the open sub-buffer's end (null without one)
+  uint32_t pending_ = 0;   // size of the reserved record
+  uint32_t head_ = 0;      // the sub-buffer number being filled
   int ringIndex_ = -1;
   uint32_t claimBackoff_ = 0; // records to drop before looking for a ring again
+  bool inlineAppends_ = false;
   // Copies of the ring's counters (this thread is their only writer).
-  uint64_t written_ = 0, lost_ = 0, overwritten_ = 0, bytes_ = 0;
+  uint64_t lost_ = 0, overwritten_ = 0;
 };
 
 } // namespace sonde::transport

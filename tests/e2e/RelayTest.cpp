@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <map>
 #include <sstream>
@@ -155,6 +156,60 @@ TEST_P(RecordTransport, SameTextAsTheTextTransport) {
   EXPECT_EQ(readFile(relayOut), readFile(textOut));
   EXPECT_NE(readFile(textOut).find("line 2\n    2|ab  |1fe|C\nraw\n"), std::string::npos)
       << readFile(textOut);
+}
+
+// Numeric printfs append their records inline (generated code), the rest go
+// through the runtime: numbers of every varint width, text between them, and
+// sub-buffers of 4 KiB, so thousands of sub-buffer changes.
+TEST(RelayTransport, InlineRecordsGiveTheTextTransportsOutput) {
+  ScratchDir dir;
+  std::string script =
+      markProbe(E2E_RECORDS, "value", "printf(\"%d %x %d\\n\", $arg1, $arg1, $arg1 * 3)") + "\n" +
+      markProbe(E2E_RECORDS, "note", "println(\"note \", $arg1)") + "\n";
+  std::string textOut = dir.file("text.txt"), relayOut = dir.file("relay.txt");
+  auto text = runSonde(script, E2E_RECORDS, dir.path(), {"-o", textOut});
+  auto relay = runSonde(script, E2E_RECORDS, dir.path(),
+                        {"--transport=relay", "--subbuf-size=4096", "-o", relayOut});
+  ASSERT_TRUE(text.exited && text.exitCode == 0) << describeRun(script, E2E_RECORDS, text);
+  ASSERT_TRUE(relay.exited && relay.exitCode == 0) << describeRun(script, E2E_RECORDS, relay);
+  std::string expected = readFile(textOut);
+  EXPECT_EQ(readFile(relayOut), expected);
+  EXPECT_NE(expected.find("-1 ffffffffffffffff -3\nnote 5000\n"), std::string::npos);
+  EXPECT_NE(expected.find("\n-9223372036854775808 8000000000000000 -9223372036854775808\n"),
+            std::string::npos)
+      << expected.substr(0, 2000);
+  uint64_t records = 0, lost = 1;
+  ASSERT_TRUE(summaryCounts(relay.stderrText, records, lost)) << relay.stderrText;
+  EXPECT_EQ(records, 20000u + 4u); // the values and the notes
+  EXPECT_EQ(lost, 0u);
+}
+
+// The record time (gettimeofday_ns() as an argument) against the target's own
+// CLOCK_REALTIME read just before the marker: never earlier, in order, and
+// close, also after the 2 ms pauses that need a full timestamp.
+TEST(RelayTransport, InlineRecordTimesFollowTheTargetsClock) {
+  ScratchDir dir;
+  std::string script =
+      markProbe(E2E_RECORDS, "value", "printf(\"%d %d\\n\", $arg2, gettimeofday_ns())") + "\n";
+  std::string out = dir.file("times.txt");
+  auto r = runSonde(script, E2E_RECORDS, dir.path(), {"--transport=relay", "-o", out});
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describeRun(script, E2E_RECORDS, r);
+  std::istringstream lines(readFile(out));
+  std::string line;
+  std::vector<long long> gaps;
+  long long previous = 0;
+  while (std::getline(lines, line)) {
+    long long target = 0, recorded = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lld %lld", &target, &recorded), 2) << line;
+    // The calibration of the TSC against CLOCK_REALTIME is good to a few us.
+    EXPECT_GT(recorded - target, -20000) << line;
+    EXPECT_GE(recorded, previous) << line;
+    previous = recorded;
+    gaps.push_back(recorded - target);
+  }
+  ASSERT_EQ(gaps.size(), 20000u);
+  std::sort(gaps.begin(), gaps.end());
+  EXPECT_LT(gaps[gaps.size() / 2], 100000) << "median ns from the target's clock to the record's";
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, RecordTransport,

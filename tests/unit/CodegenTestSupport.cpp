@@ -116,6 +116,7 @@ int32_t HandlerHarness::run(int index) {
   ctx.actions_left = layout.limits().max_action_interruptible;
   ctx.probe_index = static_cast<uint32_t>(index);
   ctx.error_message = message.data();
+  ctx.record_cursor = recordCursor_;
   module_.desc().probes[index].handler(&ctx);
   return ctx.error;
 }

@@ -5,6 +5,7 @@
 
 #include "codegen/Codegen.h"
 #include "runtime/session/ModuleAbi.h"
+#include "runtime/transport/RecordCursor.h"
 #include "runtime/values/GlobalLayout.h"
 #include "runtime/values/Segment.h"
 
@@ -56,6 +57,8 @@ public:
 
   // Runs probe `index` with a fresh context; returns the context's error.
   int32_t run(int index);
+  // The relay cursor later runs' printf records go to (sonde_context::record_cursor).
+  void appendRecordsTo(sonde_record_cursor *cursor) { recordCursor_ = cursor; }
   // Runs the module's global initializer, as the session does on a new segment.
   void initialize();
   values::Segment &segment() { return *segment_; }
@@ -73,6 +76,7 @@ private:
   const char *data(const std::string &name) const;
   const CompiledModule &module_;
   std::optional<values::Segment> segment_;
+  sonde_record_cursor *recordCursor_ = nullptr;
 };
 
 // The `sonde` binary run on `script` with extra command-line options.
