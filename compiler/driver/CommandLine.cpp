@@ -54,7 +54,8 @@ Targets:
 Output and transport:
   -o FILE            write output to FILE (a directory with -b and --format=ctf)
   -S SIZE[,N]        switch output file every SIZE MB, keep at most N files
-  -s NUM             transport buffer size in MB, 1-4095 (default 16)
+  -s NUM             transport buffer size in MB, 1-4095 (default: relay 64,
+                     netlink and kernel probes 16)
   --subbuf-size=SIZE relay sub-buffer size (netlink: bytes per message), a power
                      of two from 4K to 64M (default: from -s)
   --num-subbuf=N     relay sub-buffers per thread ring, a power of two (default 4)

@@ -44,7 +44,7 @@ struct CommandLine {
   // Output and transport.
   std::optional<std::string> outputFile;                 // -o FILE
   std::optional<std::pair<uint64_t, uint32_t>> rotation; // -S SIZE[,N]: MB, files kept (0 all)
-  unsigned bufferMB = 16;                                // -s NUM
+  unsigned bufferMB = 0;                                 // -s NUM; 0: each transport's default
   uint32_t subbufSize = 0;              // --subbuf-size: bytes (netlink: per message); 0 = from -s
   uint32_t subbufCount = 0;             // --num-subbuf: per ring; 0 = 4
   bool bulk = false;                    // -b

@@ -298,7 +298,8 @@ int runPass5(const std::string &modulePath, const CommandLine &cl, int64_t pid, 
       std::filesystem::path(modulePath).replace_filename("kernel.bpf.o").string();
   if (std::filesystem::exists(kernelObject)) {
     std::string error;
-    uint64_t ring = std::bit_floor(std::max<uint64_t>(uint64_t{cl.bufferMB} << 20, 1 << 16));
+    uint64_t mb = cl.bufferMB ? cl.bufferMB : session::kDefaultBufferMb;
+    uint64_t ring = std::bit_floor(std::max<uint64_t>(mb << 20, 1 << 16));
     kernel = probes::tracepoint::KernelProbeSet::open(kernelObject, ring, &error);
     if (!kernel) {
       err << "sonde: " << error << "\n";

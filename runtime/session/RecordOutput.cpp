@@ -17,15 +17,15 @@ namespace sonde::session {
 
 namespace {
 
-// -s MB over 64 rings (threads writing at once) of 4 sub-buffers each, of
-// 4 KiB to 1 MiB. With the sub-buffer geometry given, -s sets how many rings
-// (1 to 64) fit.
+// -s MB (kDefaultRelayBufferMb) over 64 rings (threads writing at once) of 4
+// sub-buffers each, of 4 KiB to 1 MiB. With the sub-buffer geometry given, -s
+// sets how many rings (1 to 64) fit.
 transport::RelayConfig relayConfig(const RecordOptions &o) {
   transport::RelayConfig c;
   c.mode = o.mode;
   c.ringCount = 64;
   c.subbufCount = o.subbufCount ? o.subbufCount : 4;
-  uint64_t total = uint64_t{o.bufferMb} << 20;
+  uint64_t total = uint64_t{o.bufferMb ? o.bufferMb : kDefaultRelayBufferMb} << 20;
   if (o.subbufSize) {
     c.subbufSize = o.subbufSize;
     uint64_t rings = total / (uint64_t{c.subbufSize} * c.subbufCount);
@@ -66,7 +66,7 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
   if (options.netlink) {
     transport::NetlinkConfig config;
     config.mode = options.mode;
-    config.bufferBytes = uint64_t{options.bufferMb} << 20;
+    config.bufferBytes = uint64_t{options.bufferMb ? options.bufferMb : kDefaultBufferMb} << 20;
     if (options.subbufSize)
       config.messageBytes = options.subbufSize;
     out->netlink_ = transport::NetlinkChannel::create(config, error);

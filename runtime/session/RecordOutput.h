@@ -21,10 +21,17 @@ namespace sonde::session {
 
 enum class OutputFormat { Text, Json, Ctf };
 
+// -s when not given: the netlink socket's queue and the kernel probes' ring
+// (memory taken up front), and the relay rings, whose memory is touched only
+// as threads write: 4 x 256 KiB per writing thread, so that a busy thread
+// wakes the consumer about every 512 KiB (a context switch on both sides).
+inline constexpr uint32_t kDefaultBufferMb = 16;
+inline constexpr uint32_t kDefaultRelayBufferMb = 64;
+
 struct RecordOptions {
   bool netlink = false;                                    // --transport=netlink, else relay
   transport::RelayMode mode = transport::RelayMode::Block; // --mode; -F: Overwrite
-  uint32_t bufferMb = 16;                                  // -s: all rings together
+  uint32_t bufferMb = 0; // -s: all rings together; 0: kDefaultRelayBufferMb or kDefaultBufferMb
   uint32_t subbufSize = 0;  // --subbuf-size (netlink: message bytes); 0: from bufferMb
   uint32_t subbufCount = 0; // --num-subbuf; 0: 4
   OutputFormat format = OutputFormat::Text; // --format
