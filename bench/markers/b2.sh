@@ -31,6 +31,11 @@ sonde_attached() { # SCRIPT ITERATIONS [sonde options...]
   "$sonde" "$@" -e "$script" -c "./b2_sonde $iterations $tmp/result"
 }
 
+sonde_relay_trace() { # SCRIPT ITERATIONS: a binary relay trace (-b) of the run
+  rm -rf "$tmp/b2-relay"
+  sonde_attached "$1" "$2" --transport=relay -b -o "$tmp/b2-relay"
+}
+
 sonde_trap() { # ITERATIONS: the stock 1-byte NOP marker, attached through a trap
   "$sonde" -e 'probe process("./b2_sdt").mark("m") {}' -c "./b2_sdt $1 $tmp/result"
 }
@@ -63,6 +68,8 @@ add_row "sonde marker, handler stores \$arg1 in a global" "$n" \
   "$(median_run sonde_attached 'global x; probe process("./b2_sonde").mark("m") { x = $arg1 }' "$n")" ""
 add_row "sonde marker, printf(\"%d\\n\", \$arg1), text transport to /dev/null" "$n_slow" \
   "$(median_run sonde_attached 'probe process("./b2_sonde").mark("m") { printf("%d\n", $arg1) }' "$n_slow" -o /dev/null)" ""
+add_row "sonde marker, B1's printf(\"%d : %d\\n\", gettimeofday_ns(), \$arg1), relay (-b)" "$n_slow" \
+  "$(median_run sonde_relay_trace 'probe process("./b2_sonde").mark("m") { printf("%d : %d\n", gettimeofday_ns(), $arg1) }' "$n_slow")" ""
 add_row "<sys/sdt.h> marker, empty sonde handler (trap path)" "$n_trap" "$(median_run sonde_trap "$n_trap")" ""
 if lttng_start_daemon; then
   add_row "LTTng-UST tracepoint, session on (16 x 1 MiB, discard)" "$n_slow" \
