@@ -9,7 +9,10 @@
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 namespace sonde::session {
 
@@ -25,6 +28,29 @@ struct FrameHeader {
   uint64_t lostBefore;
 };
 static_assert(sizeof(FrameHeader) == 16);
+
+// writev until every byte of iov[0, count) is written (it may write less).
+bool writeAll(int fd, iovec *iov, int count) {
+  while (count > 0) {
+    ssize_t n = ::writev(fd, iov, count);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return false;
+    if (n == 0) {
+      errno = EIO;
+      return false;
+    }
+    size_t done = static_cast<size_t>(n);
+    for (; count > 0 && done >= iov->iov_len; ++iov, --count)
+      done -= iov->iov_len;
+    if (count > 0) {
+      iov->iov_base = static_cast<char *>(iov->iov_base) + done;
+      iov->iov_len -= done;
+    }
+  }
+  return true;
+}
 
 bool writeTextFile(const std::string &path, const std::string &text, std::string *error) {
   FILE *f = std::fopen(path.c_str(), "we");
@@ -196,26 +222,27 @@ TraceDirectoryWriter::~TraceDirectoryWriter() {
 TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &origin) {
   uint64_t key = (uint64_t{origin.pid} << 32) | origin.tid;
   File &f = files_[key];
-  if (!f.file) {
+  if (f.fd < 0) {
     std::string path =
         dir_ + "/stream-" + std::to_string(origin.pid) + "-" + std::to_string(origin.tid) + ".bin";
     // Append: a thread's stream may end and start again (ring released, reclaimed).
-    f.file = std::fopen(path.c_str(), "abe");
-    if (!f.file) {
+    f.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (f.fd < 0) {
       if (error_.empty())
         error_ = "cannot write '" + path + "': " + std::strerror(errno);
       files_.erase(key);
       return nullptr;
     }
-    std::setvbuf(f.file, nullptr, _IOFBF, 1 << 20);
   }
   return &f;
 }
 
+// One writev per frame, straight from the ring's memory: a chunk is a whole
+// sub-buffer (up to 1 MiB), so a buffered copy would only cost a memcpy more.
 void TraceDirectoryWriter::frame(File &f, const char *data, uint32_t size) {
   FrameHeader h{kTraceFrameMagic, size, f.pendingLost};
-  if (std::fwrite(&h, sizeof h, 1, f.file) != 1 ||
-      (size > 0 && std::fwrite(data, 1, size, f.file) != size)) {
+  iovec parts[2] = {{&h, sizeof h}, {const_cast<char *>(data), size}};
+  if (!writeAll(f.fd, parts, 2)) {
     if (error_.empty())
       error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
     return;
@@ -234,17 +261,13 @@ void TraceDirectoryWriter::lost(const RecordOrigin &origin, uint64_t count) {
     f->pendingLost += count;
 }
 
-void TraceDirectoryWriter::flush() {
-  for (auto &[key, f] : files_)
-    if (std::fflush(f.file) != 0 && error_.empty())
-      error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
-}
+void TraceDirectoryWriter::flush() {} // every frame is written when it comes
 
 bool TraceDirectoryWriter::close(std::string *error) {
   for (auto &[key, f] : files_) {
     if (f.pendingLost > 0)
       frame(f, nullptr, 0); // losses after the last frame
-    if (std::fclose(f.file) != 0 && error_.empty())
+    if (::close(f.fd) != 0 && error_.empty())
       error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
   }
   files_.clear();

@@ -41,7 +41,7 @@ public:
 
 private:
   struct File {
-    FILE *file = nullptr;
+    int fd = -1;
     uint64_t pendingLost = 0;
   };
   explicit TraceDirectoryWriter(std::string dir) : dir_(std::move(dir)) {}
