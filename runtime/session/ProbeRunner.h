@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/session/Runtime.h"
+#include "runtime/values/ScratchArena.h"
 
 namespace sonde::session {
 
@@ -35,7 +36,7 @@ inline void runHandler(Runtime &rt, ThreadState &ts, sonde_handler_fn fn, uint32
 
   fn(&ctx);
   // An error may have abandoned foreach loops before their end calls.
-  sonde_scratch_release_all();
+  values::scratchReleaseAll();
   if (flush == FlushPolicy::AfterHandler)
     ts.flushOutput(*rt.output);
   if (ctx.error)

@@ -30,11 +30,10 @@ Chunk *mapChunk(size_t bytes) {
   return c;
 }
 
-// Chunks before `current` (and `current` up to `used`) hold live allocations; the
-// ones after it are spare.
+// Chunks before the current one (detail::scratchCurrent, and it up to `used`)
+// hold live allocations; the ones after it are spare.
 struct Arena {
   Chunk *first = nullptr;
-  Chunk *current = nullptr;
 
   ~Arena() {
     for (Chunk *c = first; c;) {
@@ -43,17 +42,30 @@ struct Arena {
       c = next;
     }
     // An agent's exit-time probes can run after this thread's TLS destructors.
-    first = current = nullptr;
+    first = nullptr;
+    detail::scratchCurrent = nullptr;
   }
 };
 
 thread_local Arena arena;
 
+Chunk *current() { return static_cast<Chunk *>(detail::scratchCurrent); }
+
 } // namespace
+
+namespace detail {
+thread_local void *scratchCurrent = nullptr;
+
+void scratchReleaseHeld() {
+  scratchCurrent = nullptr;
+  if (arena.first)
+    arena.first->used = 0;
+}
+} // namespace detail
 
 void *scratchAllocate(size_t bytes, ScratchMark &mark) {
   bytes = (bytes + 15) & ~size_t{15};
-  Chunk *c = arena.current;
+  Chunk *c = current();
   mark.chunk = c;
   mark.used = c ? c->used : 0;
   if (c && c->capacity - c->used >= bytes) {
@@ -74,7 +86,7 @@ void *scratchAllocate(size_t bytes, ScratchMark &mark) {
     spare = fresh;
   }
   spare->used = bytes;
-  arena.current = spare;
+  detail::scratchCurrent = spare;
   return chunkData(spare);
 }
 
@@ -85,16 +97,7 @@ void scratchRelease(const ScratchMark &mark) {
     return;
   }
   c->used = mark.used;
-  arena.current = c;
-}
-
-void scratchReleaseAll() {
-  // Most handlers take no scratch: leave the cache line alone then.
-  if (!arena.current)
-    return;
-  arena.current = nullptr;
-  if (arena.first)
-    arena.first->used = 0;
+  detail::scratchCurrent = c;
 }
 
 } // namespace sonde::values

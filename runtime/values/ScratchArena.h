@@ -21,7 +21,18 @@ void *scratchAllocate(size_t bytes, ScratchMark &mark);
 // Frees the allocation made with `mark` and everything allocated after it.
 void scratchRelease(const ScratchMark &mark);
 
-// Frees everything this thread allocated.
-void scratchReleaseAll();
+namespace detail {
+// The chunk allocations are being made from, null when this thread holds none.
+// Constant-initialised, so reading it is one TLS load (no init wrapper).
+extern thread_local void *scratchCurrent;
+void scratchReleaseHeld();
+} // namespace detail
+
+// Frees everything this thread allocated. Inline: it runs after every handler,
+// and most handlers take no scratch.
+inline void scratchReleaseAll() {
+  if (detail::scratchCurrent)
+    detail::scratchReleaseHeld();
+}
 
 } // namespace sonde::values
