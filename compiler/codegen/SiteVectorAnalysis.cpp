@@ -97,6 +97,29 @@ bool usesVectorExtension(const uint8_t *bytes, uint64_t size) {
          (op == 0x8f && i + 1 < size && (bytes[i + 1] & 0x38) != 0);
 }
 
+bool isVectorRegisterName(llvm::StringRef name) {
+  return name.starts_with("XMM") || name.starts_with("YMM") || name.starts_with("ZMM") ||
+         (name.size() == 2 && name[0] == 'K' && name[1] >= '0' && name[1] <= '7');
+}
+
+// Whether `inst` reads or writes a vector register (any width, or a mask
+// register), explicitly or implicitly, or saves or restores the vector state.
+bool touchesVectorRegisters(const X86Decoder &d, const llvm::MCInst &inst) {
+  for (const llvm::MCOperand &op : inst)
+    if (op.isReg() && op.getReg() && isVectorRegisterName(d.registers->getName(op.getReg())))
+      return true;
+  const llvm::MCInstrDesc &desc = d.instrInfo->get(inst.getOpcode());
+  for (llvm::MCPhysReg r : desc.implicit_uses())
+    if (isVectorRegisterName(d.registers->getName(r)))
+      return true;
+  for (llvm::MCPhysReg r : desc.implicit_defs())
+    if (isVectorRegisterName(d.registers->getName(r)))
+      return true;
+  llvm::StringRef name = d.instrInfo->getName(inst.getOpcode());
+  return name.starts_with("XSAVE") || name.starts_with("XRSTOR") || name.starts_with("FXSAVE") ||
+         name.starts_with("FXRSTOR");
+}
+
 struct CodeSection {
   uint64_t address;
   const uint8_t *bytes;
@@ -112,6 +135,7 @@ struct Range {
 struct RangeFacts {
   bool decoded = true;            // every byte decoded
   bool vectorCode = false;        // a VEX/EVEX/XOP instruction
+  bool vectorRegisters = false;   // an instruction using a vector register
   bool opaqueCall = false;        // an indirect call or a call through the PLT
   std::vector<uint64_t> calls;    // direct call targets outside the PLT
   std::vector<uint64_t> jumpsOut; // direct jump targets outside the range
@@ -254,6 +278,8 @@ struct SiteVectorAnalysis::Impl {
         decode(r, [&](uint64_t a, const llvm::MCInst &inst, const uint8_t *bytes, uint64_t size) {
           if (usesVectorExtension(bytes, size))
             f.vectorCode = true;
+          if (!f.vectorRegisters && touchesVectorRegisters(*decoder, inst))
+            f.vectorRegisters = true;
           uint64_t target = 0;
           bool direct = mia.evaluateBranch(inst, a, size, target);
           if (mia.isCall(inst)) {
@@ -323,12 +349,13 @@ struct SiteVectorAnalysis::Impl {
     // The function and the code it jumps into (cold parts, tail callees).
     std::vector<Range> region{*home};
     std::vector<uint64_t> calls;
-    bool opaqueCall = false;
+    bool opaqueCall = false, vectorRegisters = false;
     for (size_t i = 0; i < region.size(); ++i) {
       RangeFacts f = factsOf(region[i]);
       if (!f.decoded || f.vectorCode)
         return SiteVectorSave::Full;
       opaqueCall = opaqueCall || f.opaqueCall;
+      vectorRegisters = vectorRegisters || f.vectorRegisters;
       calls.insert(calls.end(), f.calls.begin(), f.calls.end());
       for (uint64_t t : f.jumpsOut) {
         if (std::any_of(region.begin(), region.end(),
@@ -340,15 +367,20 @@ struct SiteVectorAnalysis::Impl {
         region.push_back(*next);
       }
     }
-    if (opaqueCall || std::any_of(calls.begin(), calls.end(), [&](uint64_t t) {
+    // Callers keep nothing in vector registers across a call to it (see the header).
+    bool callersFollowTheAbi =
+        opaqueCall || std::any_of(calls.begin(), calls.end(), [&](uint64_t t) {
           std::optional<Range> callee = functionAt(t);
           return callee && opaque(*callee, 1);
-        }))
-      return SiteVectorSave::Sse;
-    auto it = targets().find(home->start);
-    bool reachedFromOutside = it != targets().end() &&
-                              (it->second.lowest < home->start || it->second.highest >= home->end);
-    return reachedFromOutside ? SiteVectorSave::Full : SiteVectorSave::Sse;
+        });
+    if (!callersFollowTheAbi) {
+      auto it = targets().find(home->start);
+      callersFollowTheAbi = it == targets().end() ||
+                            (it->second.lowest >= home->start && it->second.highest < home->end);
+    }
+    if (!callersFollowTheAbi)
+      return SiteVectorSave::Full;
+    return vectorRegisters ? SiteVectorSave::Sse : SiteVectorSave::Args;
   }
 };
 

@@ -14,6 +14,9 @@
 //    the target of a direct call or jump from outside itself, or make an
 //    opaque call (indirect, through the PLT, or to such a function), which
 //    makes it clobber every call-clobbered register as far as callers know.
+// xmm0-7 suffice when, besides, no instruction there uses a vector register at
+// all: a value can then only pass through in the argument registers (to a tail
+// call) or the result registers (from a call, returned).
 // Anything not understood (no function bounds, undecodable bytes) means full.
 #pragma once
 
@@ -24,7 +27,7 @@
 namespace sonde::codegen {
 
 // Mirrors enum sonde_vector_save (runtime/session/ModuleAbi.h).
-enum class SiteVectorSave : uint32_t { Full = 0, Sse = 1 };
+enum class SiteVectorSave : uint32_t { Full = 0, Sse = 1, Args = 2 };
 
 class SiteVectorAnalysis {
 public:

@@ -200,13 +200,14 @@ void flushBuffers(AgentThread *t) { t->state->flushOutput(*runtime->output); }
 // call from the stub's entry to the handler.
 __attribute__((always_inline)) inline void runOnThisThread(sonde_handler_fn handler, uint32_t index,
                                                            const void *probeData, bool fromTrap) {
-  // enter() checks `accepting` again once the thread is marked busy: a thread
-  // with a state needs no earlier look.
+  // Checked before the thread marks itself busy, so that once stopEntries()
+  // has seen every thread idle, none marks itself busy again (it would read
+  // as a thread still in a handler).
+  if (!accepting.load(std::memory_order_relaxed))
+    return;
   AgentThread *t = current;
-  if (!isCurrent(t)) {
-    if (!accepting.load(std::memory_order_relaxed) || !(t = fromTrap ? takeSpare() : adopt()))
-      return;
-  }
+  if (!isCurrent(t) && !(t = fromTrap ? takeSpare() : adopt()))
+    return;
   if (!enter(t))
     return;
   run(t, handler, index, probeData);

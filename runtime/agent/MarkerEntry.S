@@ -22,23 +22,32 @@
  * sonde_agent_marker_entry_sse saves xmm0-15 only (legacy SSE moves leave the
  * upper halves alone), for sites where sonde found that nothing wider can be
  * live (compiler/codegen/SiteVectorAnalysis.h): a fraction of the stores.
+ * sonde_agent_marker_entry_args saves xmm0-7, for sites in code that touches no
+ * vector register: only arguments or results passing through can be live.
  *
  * Flags are neither saved nor restored: GCC and clang treat every x86 asm
  * statement, the marker's included, as clobbering them, and no `$argN` can name
  * them (pushfq and popfq are microcoded and slow).
  */
-/* Saves registers 0-15 of one vector width (`size` bytes each, aligned) below
- * the frame, calls the dispatch with the frame, restores them. */
-        .macro  vector_call move, reg, size
+/* Saves vector registers 0-15 (or 0-7: count 8) of one width (`size` bytes
+ * each, aligned) below the frame, calls the dispatch with the frame, restores
+ * them. The area has room for 16 whatever the count: the handler's stack then
+ * sits where it does for the SSE entry (measured: 128 bytes higher cost the
+ * B1 path more than the 16 moves saved). */
+        .macro  vector_call move, reg, size, count=16
         subq    $16*\size, %rsp
         andq    $-\size, %rsp
         .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        .if     \r < \count
         \move   %\reg\r, \size*\r(%rsp)
+        .endif
         .endr
         movq    %rbx, %rdi
         call    sonde_agent_stub_dispatch
         .irp    r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        .if     \r < \count
         \move   \size*\r(%rsp), %\reg\r
+        .endif
         .endr
         .endm
 
@@ -118,5 +127,15 @@ sonde_agent_marker_entry_sse:
         vector_call movdqa, xmm, 16
         pop_frame
         .size   sonde_agent_marker_entry_sse, .-sonde_agent_marker_entry_sse
+
+        .globl  sonde_agent_marker_entry_args
+        .hidden sonde_agent_marker_entry_args
+        .type   sonde_agent_marker_entry_args, @function
+        .p2align 4
+sonde_agent_marker_entry_args:
+        push_frame
+        vector_call movdqa, xmm, 16, 8
+        pop_frame
+        .size   sonde_agent_marker_entry_args, .-sonde_agent_marker_entry_args
 
         .section .note.GNU-stack, "", @progbits

@@ -12,6 +12,7 @@
 
 extern "C" void sonde_agent_marker_entry();
 extern "C" void sonde_agent_marker_entry_sse();
+extern "C" void sonde_agent_marker_entry_args();
 
 namespace sonde::agent {
 
@@ -95,8 +96,9 @@ PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, Ma
     site->save = save;
     std::memcpy(site->original, reinterpret_cast<const void *>(address), nopSize);
     if (nopSize == 5) {
-      auto entry =
-          save == VectorSave::Sse ? &sonde_agent_marker_entry_sse : &sonde_agent_marker_entry;
+      auto entry = save == VectorSave::Sse    ? &sonde_agent_marker_entry_sse
+                   : save == VectorSave::Args ? &sonde_agent_marker_entry_args
+                                              : &sonde_agent_marker_entry;
       site->stub = makeStub(address, reinterpret_cast<uintptr_t>(entry), site, error);
       if (!site->stub) {
         delete site;

@@ -20,8 +20,13 @@ struct MarkerHook {
 
 // What the 5-byte entry saves around the handler (sonde_vector_save, decided by
 // sonde from the code around the site): registers 0-15 at the CPU's widest
-// vector size, or xmm0-15 where nothing wider can be live.
-enum class VectorSave : uint32_t { Full = SONDE_VECTOR_SAVE_FULL, Sse = SONDE_VECTOR_SAVE_SSE };
+// vector size, xmm0-15 where nothing wider can be live, or xmm0-7 where the
+// code touches no vector register.
+enum class VectorSave : uint32_t {
+  Full = SONDE_VECTOR_SAVE_FULL,
+  Sse = SONDE_VECTOR_SAVE_SSE,
+  Args = SONDE_VECTOR_SAVE_ARGS,
+};
 
 // One site ever patched in this process. Never freed: a stub or a pending trap
 // may still reach it after it was detached.

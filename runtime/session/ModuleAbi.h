@@ -53,10 +53,12 @@ typedef struct sonde_probe_desc {
 
 /* Which vector state a 5-byte site's entry saves around the handler. sonde
  * decides it from the machine code around the site (compiler/codegen/
- * SiteVectorAnalysis.h): SSE when no wider state can be live there. */
+ * SiteVectorAnalysis.h): SSE when no wider state can be live there, the
+ * argument registers when the code uses no vector register at all. */
 enum sonde_vector_save {
   SONDE_VECTOR_SAVE_FULL = 0, /* registers 0-15 at the widest size the CPU has */
   SONDE_VECTOR_SAVE_SSE = 1,  /* xmm0-15 only */
+  SONDE_VECTOR_SAVE_ARGS = 2, /* xmm0-7 only (arguments and results passing through) */
 };
 
 /* One marker site a probe was compiled for (process(...).mark(...)). The agent

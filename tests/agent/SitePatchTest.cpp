@@ -200,6 +200,16 @@ TEST_F(SitePatchTest, VectorStateSurvivesTheHandler) {
   EXPECT_EQ(agent_fire_all_xmm(11), 0);
   detachSite(e);
   EXPECT_EQ(lean.events.load(), 1u);
+
+  // The leanest (code without vector registers) keeps the argument registers
+  // xmm0-7, and only them: the handler's clobbering shows in xmm8-15.
+  CheckingHook args;
+  args.clobberVectors = true;
+  PatchedSite *f = attach("xmm", args, VectorSave::Args);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(agent_fire_all_xmm(13), 0xff00);
+  detachSite(f);
+  EXPECT_EQ(args.events.load(), 1u);
 }
 
 TEST_F(SitePatchTest, StockMarkerGoesThroughTheTrap) {

@@ -83,9 +83,9 @@ __attribute__((noinline)) int agent_fire_all_xmm(long a) {
       : [in] "r"(in), [out] "r"(out), "D"(a)
       : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
         "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
-  int changed = 0;
+  int changed = 0; /* bit i: xmm i did not survive */
   for (int i = 0; i < 16; ++i)
-    changed += in[i] != out[i];
+    changed |= (in[i] != out[i]) << i;
   return changed;
 }
 

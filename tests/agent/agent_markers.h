@@ -11,7 +11,8 @@ long agent_fire_redzone(long a);
 long agent_fire_many(const long *v);
 double agent_fire_vector(double x);
 double agent_fire_avx(double x);
-/* Vector registers changed across a marker (0 expected). */
+/* Vector registers changed across a marker (0 expected): bit i for xmm i; for
+ * the ymm registers, how many of their 64 doubles. */
 int agent_fire_all_xmm(long a);
 int agent_fire_all_ymm(long a);
 /* Fires regs, redzone, many and vector once each. */

@@ -1,5 +1,5 @@
 // Which vector state each marker of tests/unit/fixtures/vector_sites.c needs
-// saved: the marker's name starts with the answer (sse_ or full_).
+// saved: the marker's name starts with the answer (args_, sse_ or full_).
 #include "codegen/SiteVectorAnalysis.h"
 #include "probes/marker/SdtNoteReader.h"
 
@@ -14,10 +14,12 @@ void expectMarkerNamesAnswered(const std::string &path) {
   std::string error;
   auto sites = probes::marker::SdtNoteReader::read(path, error);
   ASSERT_TRUE(sites) << error;
-  ASSERT_EQ(sites->size(), 7u);
+  ASSERT_EQ(sites->size(), 9u);
   SiteVectorAnalysis analysis(path);
   for (const probes::marker::MarkerSite &s : *sites) {
-    SiteVectorSave want = s.name.rfind("sse_", 0) == 0 ? SiteVectorSave::Sse : SiteVectorSave::Full;
+    SiteVectorSave want = s.name.rfind("args_", 0) == 0  ? SiteVectorSave::Args
+                          : s.name.rfind("sse_", 0) == 0 ? SiteVectorSave::Sse
+                                                         : SiteVectorSave::Full;
     EXPECT_EQ(analysis.saveFor(s.pc), want) << path << ": " << s.name;
   }
 }
