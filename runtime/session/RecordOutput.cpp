@@ -82,10 +82,7 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
   out->transport_.schema = &*out->schema_;
 
   if (options.traceDirectory) {
-    uint32_t chunkBytes =
-        out->relay_ ? out->relay_->header().subbufSize : out->netlink_->config().messageBytes;
-    out->chunks_ = TraceDirectoryWriter::open(*options.traceDirectory, *out->schema_, clock,
-                                              chunkBytes, error);
+    out->chunks_ = TraceDirectoryWriter::open(*options.traceDirectory, *out->schema_, clock, error);
     if (!out->chunks_)
       return nullptr;
   } else {

@@ -31,7 +31,7 @@ inline constexpr uint32_t kDefaultRelayBufferMb = 64;
 struct RecordOptions {
   bool netlink = false;                                    // --transport=netlink, else relay
   transport::RelayMode mode = transport::RelayMode::Block; // --mode; -F: Overwrite
-  uint32_t bufferMb = 0;    // -s: all rings together; 0: kDefaultRelayBufferMb or kDefaultBufferMb
+  uint32_t bufferMb = 0; // -s: all rings together; 0: kDefaultRelayBufferMb or kDefaultBufferMb
   uint32_t subbufSize = 0;  // --subbuf-size (netlink: message bytes); 0: from bufferMb
   uint32_t subbufCount = 0; // --num-subbuf; 0: 4
   OutputFormat format = OutputFormat::Text; // --format

@@ -176,7 +176,6 @@ private:
 std::unique_ptr<TraceDirectoryWriter> TraceDirectoryWriter::open(const std::string &dir,
                                                                  const TraceSchema &schema,
                                                                  const sonde_trace_clock &clock,
-                                                                 uint32_t chunkBytes,
                                                                  std::string *error) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     *error = "cannot create directory '" + dir + "': " + std::strerror(errno);
@@ -195,8 +194,7 @@ std::unique_ptr<TraceDirectoryWriter> TraceDirectoryWriter::open(const std::stri
     *error = "'" + dir + "' is not a directory: " + std::strerror(errno);
     return nullptr;
   }
-  std::unique_ptr<TraceDirectoryWriter> w(
-      new TraceDirectoryWriter(dir, chunkBytes >= kDirectIoMinChunk));
+  std::unique_ptr<TraceDirectoryWriter> w(new TraceDirectoryWriter(dir));
   if (!writeTextFile(dir + "/schema", schema.serialize(), error) ||
       !writeTextFile(dir + "/clock", clockText(clock), error))
     return nullptr;
@@ -217,7 +215,7 @@ TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &or
     std::string path =
         dir_ + "/stream-" + std::to_string(origin.pid) + "-" + std::to_string(origin.tid) + ".bin";
     std::string why;
-    f.stream = TraceStreamFile::create(path, directIo_, &why);
+    f.stream = TraceStreamFile::create(path, &why);
     if (!f.stream) {
       if (error_.empty())
         error_ = why;

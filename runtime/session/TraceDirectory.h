@@ -26,15 +26,10 @@ namespace sonde::session {
 class TraceDirectoryWriter final : public ChunkSink {
 public:
   // Creates `dir` (or takes an empty one) and writes schema and clock.
-  // `chunkBytes` is the largest chunk the transport hands over (a relay
-  // sub-buffer, a netlink batch): stream files use direct I/O only for chunks
-  // of kDirectIoMinChunk or more, where skipping the page cache pays for one
-  // synchronous write per chunk.
-  static constexpr uint32_t kDirectIoMinChunk = 64 << 10;
   static std::unique_ptr<TraceDirectoryWriter> open(const std::string &dir,
                                                     const TraceSchema &schema,
                                                     const sonde_trace_clock &clock,
-                                                    uint32_t chunkBytes, std::string *error);
+                                                    std::string *error);
   ~TraceDirectoryWriter() override;
 
   void chunk(const RecordOrigin &origin, const char *data, uint32_t size) override;
@@ -49,13 +44,11 @@ private:
     std::unique_ptr<TraceStreamFile> stream;
     uint64_t pendingLost = 0;
   };
-  TraceDirectoryWriter(std::string dir, bool directIo)
-      : dir_(std::move(dir)), directIo_(directIo) {}
+  explicit TraceDirectoryWriter(std::string dir) : dir_(std::move(dir)) {}
   File *fileFor(const RecordOrigin &origin);
   void frame(File &f, const char *data, uint32_t size);
 
   std::string dir_;
-  bool directIo_;
   std::map<uint64_t, File> files_; // by (pid << 32) | tid
   std::string error_;              // the first write error
   uint64_t bytes_ = 0;

@@ -41,7 +41,7 @@ bool writeAllAt(int fd, iovec *iov, int count, uint64_t offset) {
 
 } // namespace
 
-std::unique_ptr<TraceStreamFile> TraceStreamFile::create(const std::string &path, bool directIo,
+std::unique_ptr<TraceStreamFile> TraceStreamFile::create(const std::string &path,
                                                          std::string *error) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -50,10 +50,9 @@ std::unique_ptr<TraceStreamFile> TraceStreamFile::create(const std::string &path
   }
   uint32_t align = 0, memAlign = 0;
   struct statx sx {};
-  if (directIo && statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
-      (sx.stx_mask & STATX_DIOALIGN) && isPowerOfTwo(sx.stx_dio_offset_align) &&
-      sx.stx_dio_offset_align <= (1u << 16) && isPowerOfTwo(sx.stx_dio_mem_align) &&
-      sx.stx_dio_mem_align <= 4096) {
+  if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+      isPowerOfTwo(sx.stx_dio_offset_align) && sx.stx_dio_offset_align <= (1u << 16) &&
+      isPowerOfTwo(sx.stx_dio_mem_align) && sx.stx_dio_mem_align <= 4096) {
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0 && fcntl(fd, F_SETFL, flags | O_DIRECT) == 0) {
       align = sx.stx_dio_offset_align;

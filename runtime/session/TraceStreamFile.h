@@ -38,10 +38,8 @@ static_assert(sizeof(TraceAlignedFrameHeader) == 24);
 
 class TraceStreamFile {
 public:
-  // Creates (truncates) the file at `path`; with direct I/O if `directIo` and
-  // the file system allows it.
-  static std::unique_ptr<TraceStreamFile> create(const std::string &path, bool directIo,
-                                                 std::string *error);
+  // Creates (truncates) the file at `path`.
+  static std::unique_ptr<TraceStreamFile> create(const std::string &path, std::string *error);
   ~TraceStreamFile();
   TraceStreamFile(const TraceStreamFile &) = delete;
   TraceStreamFile &operator=(const TraceStreamFile &) = delete;

@@ -56,7 +56,7 @@ TEST(TraceStreamFile, DirectIoWritesAlignedFramesFromAlignedAndUnalignedMemory) 
   TraceDir dir;
   std::string path = dir.path() + "/stream.bin";
   std::string error;
-  auto file = TraceStreamFile::create(path, true, &error);
+  auto file = TraceStreamFile::create(path, &error);
   ASSERT_TRUE(file) << error;
   if (!file->direct())
     GTEST_SKIP() << dir.path() << " does not do direct I/O (statx STATX_DIOALIGN)";
@@ -86,7 +86,7 @@ TEST(TraceStreamFile, WithoutDirectIoFramesAreCompact) {
   TraceDir dir("sonde-trace", shm);
   std::string path = dir.path() + "/stream.bin";
   std::string error;
-  auto file = TraceStreamFile::create(path, true, &error);
+  auto file = TraceStreamFile::create(path, &error);
   ASSERT_TRUE(file) << error;
   if (file->direct())
     GTEST_SKIP() << shm << " does direct I/O here";
@@ -103,18 +103,6 @@ TEST(TraceStreamFile, WithoutDirectIoFramesAreCompact) {
   auto second = at<TraceFrameHeader>(bytes, 22);
   EXPECT_EQ(second.size, 0u);
   EXPECT_EQ(second.lostBefore, 5u);
-}
-
-TEST(TraceStreamFile, SmallChunksStayBuffered) {
-  // Direct I/O not asked for (chunks too small to pay for a synchronous write
-  // each, such as netlink batches): compact frames on any file system.
-  TraceDir dir;
-  std::string error;
-  auto file = TraceStreamFile::create(dir.path() + "/stream.bin", false, &error);
-  ASSERT_TRUE(file) << error;
-  EXPECT_FALSE(file->direct());
-  ASSERT_TRUE(file->append("xyz", 3, 0));
-  EXPECT_EQ(file->bytes(), 16u + 3u);
 }
 
 struct Collected final : RecordSink {
@@ -138,8 +126,7 @@ TEST_P(TraceDirectoryFrames, ReadBackWhatWasWritten) {
   sonde_trace_clock clock{};
   clock.mult = 1;
   std::string trace = dir.path() + "/trace";
-  auto writer = TraceDirectoryWriter::open(trace, *schema, clock,
-                                           TraceDirectoryWriter::kDirectIoMinChunk, &error);
+  auto writer = TraceDirectoryWriter::open(trace, *schema, clock, &error);
   ASSERT_TRUE(writer) << error;
   // Three chunks as a producer writes them: each restarts the time stream.
   const uint8_t longKind = SONDE_RECORD_ARG_LONG;
