@@ -9,7 +9,10 @@
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 namespace sonde::session {
 
@@ -18,6 +21,36 @@ namespace {
 constexpr const char *kClockHeader = "sonde-trace-clock 1";
 // A frame is at most a sub-buffer or a message; larger sizes mean a damaged file.
 constexpr uint32_t kMaxFrame = 1u << 30;
+
+struct FrameHeader {
+  uint32_t magic;
+  uint32_t size;
+  uint64_t lostBefore;
+};
+static_assert(sizeof(FrameHeader) == 16);
+
+// writev until every byte of iov[0, count) is written (it may write less).
+bool writeAll(int fd, iovec *iov, int count) {
+  while (count > 0) {
+    ssize_t n = ::writev(fd, iov, count);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return false;
+    if (n == 0) {
+      errno = EIO;
+      return false;
+    }
+    size_t done = static_cast<size_t>(n);
+    for (; count > 0 && done >= iov->iov_len; ++iov, --count)
+      done -= iov->iov_len;
+    if (count > 0) {
+      iov->iov_base = static_cast<char *>(iov->iov_base) + done;
+      iov->iov_len -= done;
+    }
+  }
+  return true;
+}
 
 bool writeTextFile(const std::string &path, const std::string &text, std::string *error) {
   FILE *f = std::fopen(path.c_str(), "we");
@@ -106,11 +139,8 @@ class FileFrames final : public FrameSource {
 public:
   explicit FileFrames(std::string path) : path_(std::move(path)) {
     file_ = std::fopen(path_.c_str(), "rbe");
-    struct stat st;
     if (!file_)
       openError_ = std::strerror(errno);
-    else if (fstat(fileno(file_), &st) == 0)
-      size_ = static_cast<uint64_t>(st.st_size);
   }
   ~FileFrames() override {
     if (file_)
@@ -124,34 +154,18 @@ public:
       *error = "cannot read '" + path_ + "': " + openError_;
       return false;
     }
-    offset_ = static_cast<uint64_t>(ftello(file_));
-    TraceFrameHeader h;
+    offset_ = static_cast<uint64_t>(std::ftell(file_));
+    FrameHeader h;
     size_t n = std::fread(&h, 1, sizeof h, file_);
     if (n == 0)
       return false;
-    auto damaged = [&] {
+    if (n != sizeof h || h.magic != kTraceFrameMagic || h.size > kMaxFrame) {
       *error = path_ + ": damaged frame at offset " + std::to_string(offset_);
       return false;
-    };
-    if (n != sizeof h || (h.magic != kTraceFrameMagic && h.magic != kTraceAlignedFrameMagic) ||
-        h.size > kMaxFrame)
-      return damaged();
-    // An aligned frame: its data and the next frame at the offsets it gives.
-    uint32_t extent[2] = {0, 0}; // header bytes, frame bytes
-    if (h.magic == kTraceAlignedFrameMagic) {
-      if (std::fread(extent, sizeof extent, 1, file_) != 1 ||
-          extent[0] < sizeof(TraceAlignedFrameHeader) || extent[0] > kMaxFrame ||
-          extent[1] < uint64_t{extent[0]} + h.size ||
-          fseeko(file_, static_cast<off_t>(offset_ + extent[0]), SEEK_SET) != 0)
-        return damaged();
     }
     frame.lostBefore = h.lostBefore;
     frame.bytes.resize(h.size);
-    // The writer writes aligned frames whole, padding included.
-    if (std::fread(frame.bytes.data(), 1, h.size, file_) != h.size ||
-        (extent[1] != 0 &&
-         (offset_ + extent[1] > size_ ||
-          fseeko(file_, static_cast<off_t>(offset_ + extent[1]), SEEK_SET) != 0))) {
+    if (std::fread(frame.bytes.data(), 1, h.size, file_) != h.size) {
       *error = path_ + ": frame at offset " + std::to_string(offset_) + " is cut short";
       return false;
     }
@@ -166,7 +180,6 @@ private:
   FILE *file_ = nullptr;
   std::string openError_;
   uint64_t offset_ = 0;
-  uint64_t size_ = 0; // the file's
 };
 
 } // namespace
@@ -209,16 +222,14 @@ TraceDirectoryWriter::~TraceDirectoryWriter() {
 TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &origin) {
   uint64_t key = (uint64_t{origin.pid} << 32) | origin.tid;
   File &f = files_[key];
-  if (!f.stream) {
-    // Kept for the session: a thread's stream may end and start again (ring
-    // released, reclaimed) and continues in the same file.
+  if (f.fd < 0) {
     std::string path =
         dir_ + "/stream-" + std::to_string(origin.pid) + "-" + std::to_string(origin.tid) + ".bin";
-    std::string why;
-    f.stream = TraceStreamFile::create(path, &why);
-    if (!f.stream) {
+    // Append: a thread's stream may end and start again (ring released, reclaimed).
+    f.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (f.fd < 0) {
       if (error_.empty())
-        error_ = why;
+        error_ = "cannot write '" + path + "': " + std::strerror(errno);
       files_.erase(key);
       return nullptr;
     }
@@ -226,17 +237,18 @@ TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &or
   return &f;
 }
 
-// One write per frame, straight from the ring's memory: a chunk is a whole
+// One writev per frame, straight from the ring's memory: a chunk is a whole
 // sub-buffer (up to 1 MiB), so a buffered copy would only cost a memcpy more.
 void TraceDirectoryWriter::frame(File &f, const char *data, uint32_t size) {
-  uint64_t before = f.stream->bytes();
-  if (!f.stream->append(data, size, f.pendingLost)) {
+  FrameHeader h{kTraceFrameMagic, size, f.pendingLost};
+  iovec parts[2] = {{&h, sizeof h}, {const_cast<char *>(data), size}};
+  if (!writeAll(f.fd, parts, 2)) {
     if (error_.empty())
       error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
     return;
   }
   f.pendingLost = 0;
-  bytes_ += f.stream->bytes() - before;
+  bytes_ += sizeof h + size;
 }
 
 void TraceDirectoryWriter::chunk(const RecordOrigin &origin, const char *data, uint32_t size) {
@@ -255,7 +267,7 @@ bool TraceDirectoryWriter::close(std::string *error) {
   for (auto &[key, f] : files_) {
     if (f.pendingLost > 0)
       frame(f, nullptr, 0); // losses after the last frame
-    if (!f.stream->close() && error_.empty())
+    if (::close(f.fd) != 0 && error_.empty())
       error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
   }
   files_.clear();

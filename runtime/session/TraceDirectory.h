@@ -3,15 +3,13 @@
 // waits for the report.
 //   schema                the format table (TraceSchema::serialize)
 //   clock                 the trace clock's calibration (readings -> ns)
-//   stream-PID-TID.bin    one file per producer thread: frames
-//                         (TraceStreamFile.h) of records and the count of
-//                         records lost before them
+//   stream-PID-TID.bin    one file per producer thread: frames of
+//                         [u32 magic "SNDF"][u32 size][u64 records lost before][size bytes]
 // A frame holds whole records; the first of each producer buffer carries a full
 // timestamp, so a file decodes from any frame on.
 #pragma once
 
 #include "runtime/session/RecordStreams.h"
-#include "runtime/session/TraceStreamFile.h"
 #include "runtime/transport/TraceClock.h"
 
 #include <cstdio>
@@ -22,6 +20,8 @@
 #include <vector>
 
 namespace sonde::session {
+
+inline constexpr uint32_t kTraceFrameMagic = 0x46444e53; // "SNDF" little-endian
 
 class TraceDirectoryWriter final : public ChunkSink {
 public:
@@ -41,7 +41,7 @@ public:
 
 private:
   struct File {
-    std::unique_ptr<TraceStreamFile> stream;
+    int fd = -1;
     uint64_t pendingLost = 0;
   };
   explicit TraceDirectoryWriter(std::string dir) : dir_(std::move(dir)) {}

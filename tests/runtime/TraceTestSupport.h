@@ -13,11 +13,11 @@
 
 namespace sonde::testing {
 
-// A fresh directory under `base` named `prefix`-XXXXXX, removed afterwards.
+// A fresh directory under /tmp named `prefix`-XXXXXX, removed afterwards.
 class TraceDir {
 public:
-  explicit TraceDir(const std::string &prefix = "sonde-trace", const std::string &base = "/tmp") {
-    std::string pattern = base + "/" + prefix + "-XXXXXX";
+  explicit TraceDir(const std::string &prefix = "sonde-trace") {
+    std::string pattern = "/tmp/" + prefix + "-XXXXXX";
     path_ = ::mkdtemp(pattern.data());
   }
   ~TraceDir() { std::filesystem::remove_all(path_); }
