@@ -3,6 +3,7 @@
 #include "codegen/RuntimeBuilder.h"
 #include "codegen/SiteVectorAnalysis.h"
 #include "probes/marker/MarkerCatalog.h"
+#include "runtime/session/MarkerAbi.h"
 #include "runtime/session/ModuleAbi.h"
 
 #include <llvm/IR/Constants.h>
@@ -12,6 +13,31 @@
 namespace sonde::codegen {
 
 namespace {
+
+// Whether the module calls a built-in that unwinds from a marker frame.
+bool unwindsFromFrames(const llvm::Module &m) {
+  for (const char *name : {SONDE_FRAME_UNWINDING_BUILTINS})
+    if (m.getFunction(name))
+      return true;
+  return false;
+}
+
+// Whether an argument of the site is read from the frame's rbp or r12-r15
+// slots (a lean frame leaves them unwritten).
+bool argumentsNeedFullFrame(const probes::marker::MarkerSite &site) {
+  auto calleeSaved = [](const probes::marker::X86Register &r) {
+    return r.encoding == 5 || r.encoding >= 12;
+  };
+  for (const probes::marker::ArgSpec &a : site.args) {
+    if (const auto *reg = std::get_if<probes::marker::RegisterOperand>(&a.operand);
+        reg && calleeSaved(reg->reg))
+      return true;
+    if (const auto *mem = std::get_if<probes::marker::MemoryOperand>(&a.operand);
+        mem && ((mem->base && calleeSaved(*mem->base)) || (mem->index && calleeSaved(*mem->index))))
+      return true;
+  }
+  return false;
+}
 
 const char *tokenKindName(TokenKind k) {
   switch (k) {
@@ -124,7 +150,7 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                offsetof(sonde_marker_site, name), offsetof(sonde_marker_site, pc),
                offsetof(sonde_marker_site, semaphore), offsetof(sonde_marker_site, nop_size),
                offsetof(sonde_marker_site, probe_index), offsetof(sonde_marker_site, vector_save),
-               offsetof(sonde_marker_site, reserved), offsetof(sonde_marker_site, load_bias)},
+               offsetof(sonde_marker_site, lean_frame), offsetof(sonde_marker_site, load_bias)},
               sizeof(sonde_marker_site)) &&
       mirrors(dl, locTy,
               {offsetof(sonde_location, kind), offsetof(sonde_location, text),
@@ -181,6 +207,7 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   }
   std::vector<llvm::Constant *> sites;
   std::map<std::string, std::unique_ptr<SiteVectorAnalysis>> vectorAnalyses; // by binary
+  const bool unwinds = unwindsFromFrames(m);
   for (size_t i = 0; i < facts.probes().size(); ++i) {
     const EmittedProbe &p = facts.probes()[i];
     if (!p.probe->markerSite)
@@ -194,11 +221,14 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
         a = std::make_unique<SiteVectorAnalysis>(s.binary);
       save = a->saveFor(s.site.pc);
     }
+    bool leanFrame =
+        jump && save != SiteVectorSave::Full && !unwinds && !argumentsNeedFullFrame(s.site);
     sites.push_back(llvm::ConstantStruct::get(
-        siteTy, {str(s.binary), str(s.site.provider), str(s.site.name),
-                 llvm::ConstantInt::get(i64, s.site.pc),
-                 llvm::ConstantInt::get(i64, s.site.semaphore), u32(jump ? 5 : 1), u32(i),
-                 u32(static_cast<uint32_t>(save)), u32(0), llvm::ConstantInt::get(i64, 0)}));
+        siteTy,
+        {str(s.binary), str(s.site.provider), str(s.site.name),
+         llvm::ConstantInt::get(i64, s.site.pc), llvm::ConstantInt::get(i64, s.site.semaphore),
+         u32(jump ? 5 : 1), u32(i), u32(static_cast<uint32_t>(save)), u32(leanFrame ? 1 : 0),
+         llvm::ConstantInt::get(i64, 0)}));
   }
   llvm::Constant *siteTable = llvm::ConstantPointerNull::get(b.ptrTy());
   if (!sites.empty()) {

@@ -51,8 +51,11 @@
         .endr
         .endm
 
-/* Pushes the general registers as a sonde_marker_frame; %rbx = the frame. */
-        .macro  push_frame
+/* Pushes the general registers as a sonde_marker_frame; %rbx = the frame.
+ * lean=1 leaves the rbp and r12-r15 slots unwritten: the C code called
+ * preserves those registers, and sonde found that no probe reads them from
+ * the frame (sonde_marker_site.lean_frame). */
+        .macro  push_frame lean=0
         pushq   %rax
         leaq    16+128(%rsp), %rax      /* the marker's %rsp */
         pushq   %rax
@@ -65,23 +68,31 @@
         pushq   %r10
         pushq   %r11
         pushq   %rbx
+        .if     \lean
+        subq    $40, %rsp
+        .else
         pushq   %rbp
         pushq   %r12
         pushq   %r13
         pushq   %r14
         pushq   %r15
+        .endif
         movq    %rsp, %rbx              /* the frame; callee-saved across dispatch */
         cld
         .endm
 
 /* Pops the frame pushed by push_frame and returns to the stub. */
-        .macro  pop_frame
+        .macro  pop_frame lean=0
         movq    %rbx, %rsp
+        .if     \lean
+        addq    $40, %rsp
+        .else
         popq    %r15
         popq    %r14
         popq    %r13
         popq    %r12
         popq    %rbp
+        .endif
         popq    %rbx
         popq    %r11
         popq    %r10
@@ -137,5 +148,26 @@ sonde_agent_marker_entry_args:
         vector_call movdqa, xmm, 16, 8
         pop_frame
         .size   sonde_agent_marker_entry_args, .-sonde_agent_marker_entry_args
+
+/* The SSE and argument-register entries with lean frames. */
+        .globl  sonde_agent_marker_entry_sse_lean
+        .hidden sonde_agent_marker_entry_sse_lean
+        .type   sonde_agent_marker_entry_sse_lean, @function
+        .p2align 4
+sonde_agent_marker_entry_sse_lean:
+        push_frame 1
+        vector_call movdqa, xmm, 16
+        pop_frame 1
+        .size   sonde_agent_marker_entry_sse_lean, .-sonde_agent_marker_entry_sse_lean
+
+        .globl  sonde_agent_marker_entry_args_lean
+        .hidden sonde_agent_marker_entry_args_lean
+        .type   sonde_agent_marker_entry_args_lean, @function
+        .p2align 4
+sonde_agent_marker_entry_args_lean:
+        push_frame 1
+        vector_call movdqa, xmm, 16, 8
+        pop_frame 1
+        .size   sonde_agent_marker_entry_args_lean, .-sonde_agent_marker_entry_args_lean
 
         .section .note.GNU-stack, "", @progbits

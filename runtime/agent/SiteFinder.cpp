@@ -80,7 +80,7 @@ void SiteSet::attachLoaded() {
     uintptr_t address = o->bias + s.desc->pc;
     std::string error;
     s.patch = attachSite(address, s.desc->nop_size, static_cast<VectorSave>(s.desc->vector_save),
-                         &s.hook, &error);
+                         s.desc->lean_frame != 0, &s.hook, &error);
     if (!s.patch) {
       s.refused = true;
       warn_(std::string(s.desc->binary) + " " + s.desc->provider + ":" + s.desc->name + " at " +

@@ -13,6 +13,8 @@
 extern "C" void sonde_agent_marker_entry();
 extern "C" void sonde_agent_marker_entry_sse();
 extern "C" void sonde_agent_marker_entry_args();
+extern "C" void sonde_agent_marker_entry_sse_lean();
+extern "C" void sonde_agent_marker_entry_args_lean();
 
 namespace sonde::agent {
 
@@ -75,8 +77,20 @@ bool initPatching(std::string *error) {
   return installTrapHandler(error);
 }
 
-PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, MarkerHook *hook,
-                        std::string *error) {
+// The 5-byte entry for a save and frame kind.
+void (*entryFor(VectorSave save, bool leanFrame))() {
+  switch (save) {
+  case VectorSave::Sse:
+    return leanFrame ? &sonde_agent_marker_entry_sse_lean : &sonde_agent_marker_entry_sse;
+  case VectorSave::Args:
+    return leanFrame ? &sonde_agent_marker_entry_args_lean : &sonde_agent_marker_entry_args;
+  case VectorSave::Full: break;
+  }
+  return &sonde_agent_marker_entry;
+}
+
+PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, bool leanFrame,
+                        MarkerHook *hook, std::string *error) {
   std::lock_guard<std::recursive_mutex> g(lock);
   PatchedSite *site = trapSiteAt(address);
   if (site && site->hook.load()) {
@@ -89,17 +103,17 @@ PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, Ma
   }
   if (nopSize != 5)
     save = VectorSave::Full;
-  if (!site || site->nopSize != nopSize || site->save != save) {
+  leanFrame = leanFrame && save != VectorSave::Full;
+  if (!site || site->nopSize != nopSize || site->save != save || site->leanFrame != leanFrame) {
     site = new PatchedSite;
     site->address = address;
     site->nopSize = nopSize;
     site->save = save;
+    site->leanFrame = leanFrame;
     std::memcpy(site->original, reinterpret_cast<const void *>(address), nopSize);
     if (nopSize == 5) {
-      auto entry = save == VectorSave::Sse    ? &sonde_agent_marker_entry_sse
-                   : save == VectorSave::Args ? &sonde_agent_marker_entry_args
-                                              : &sonde_agent_marker_entry;
-      site->stub = makeStub(address, reinterpret_cast<uintptr_t>(entry), site, error);
+      site->stub =
+          makeStub(address, reinterpret_cast<uintptr_t>(entryFor(save, leanFrame)), site, error);
       if (!site->stub) {
         delete site;
         return nullptr;

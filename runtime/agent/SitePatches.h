@@ -34,6 +34,7 @@ struct PatchedSite {
   uintptr_t address = 0;
   uint32_t nopSize = 0;
   VectorSave save = VectorSave::Full;
+  bool leanFrame = false; // the frame's rbp and r12-r15 slots are not written
   uint8_t original[5] = {};
   std::atomic<MarkerHook *> hook{nullptr}; // null: reaching the site does nothing
   uint8_t *stub = nullptr;                 // 5-byte sites
@@ -44,11 +45,12 @@ struct PatchedSite {
 bool initPatching(std::string *error);
 
 // Patches the `nopSize`-byte NOP at `address` (5: `0f 1f 44 00 00`, 1: `90`) so
-// that reaching it calls hook->fire, with `save` preserved around it (5-byte
-// sites; the trap path saves everything). Null (and error) if the bytes there
-// are not that NOP or no stub fits near it.
-PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, MarkerHook *hook,
-                        std::string *error);
+// that reaching it calls hook->fire, with `save` preserved around it and, with
+// `leanFrame`, a frame whose rbp and r12-r15 slots are left unwritten (5-byte
+// sites whose save is not Full; the trap path saves everything). Null (and
+// error) if the bytes there are not that NOP or no stub fits near it.
+PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, bool leanFrame,
+                        MarkerHook *hook, std::string *error);
 
 // Restores the NOP. Threads already in the stub or trapping finish harmlessly.
 void detachSite(PatchedSite *site);

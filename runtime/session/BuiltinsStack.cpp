@@ -49,6 +49,12 @@ UserStack unwind(sonde_context *ctx, uint32_t loc) {
   uint64_t pc = markerAddress(ctx);
   if (!pc)
     return s;
+  // sonde gives full frames to every site of a module that unwinds
+  // (SONDE_FRAME_UNWINDING_BUILTINS); a lean one here is a built-in missing there.
+  if (markerSite(ctx)->lean_frame) {
+    sonde_raise_message(ctx, "internal error: a lean marker frame cannot be unwound from", loc);
+    return s;
+  }
   s.present = true;
   s.pcs.resize(runtimeOf(ctx).module->layout().limits().max_backtrace);
   std::string error;

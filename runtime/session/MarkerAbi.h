@@ -25,6 +25,14 @@ typedef struct sonde_marker_frame {
   uint64_t return_address;
 } sonde_marker_frame;
 
+/* The built-ins that unwind the target's stack from a marker frame
+ * (BuiltinsStack.cpp): they need all of its registers, so a module calling any
+ * of them gets full frames at every site (sonde_marker_site.lean_frame). */
+#define SONDE_FRAME_UNWINDING_BUILTINS                                                             \
+  "sonde_fn_ubacktrace_0", "sonde_fn_ustack_1", "sonde_fn_ucallers_1",                             \
+      "sonde_fn_print_ubacktrace_0", "sonde_fn_print_ubacktrace_brief_0",                          \
+      "sonde_fn_sprint_ubacktrace_0"
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,7 +75,10 @@ typedef struct sonde_marker_site {
   uint32_t nop_size;    /* 5: sonde/sdt.h NOP (patched jump); 1: sys/sdt.h NOP (trap) */
   uint32_t probe_index; /* the probe that runs here (sonde_module_desc::probes) */
   uint32_t vector_save; /* enum sonde_vector_save: what the 5-byte entry preserves */
-  uint32_t reserved;
+  /* 1: the 5-byte entry leaves the frame's rbp and r12-r15 unwritten (the C
+   * code it calls preserves them): no argument names them and no probe of
+   * the module unwinds from the frame (SONDE_FRAME_UNWINDING_BUILTINS). */
+  uint32_t lean_frame;
   /* Written by the agent before it enables the site: runtime address minus
    * link-time address of `binary`. Generated code adds it to the link-time
    * addresses of symbols an argument names ("8@counter(%rip)"). */

@@ -128,10 +128,10 @@ protected:
   }
 
   PatchedSite *attach(const std::string &name, CheckingHook &hook,
-                      VectorSave save = VectorSave::Full) {
+                      VectorSave save = VectorSave::Full, bool leanFrame = false) {
     hook.site = &sites_.at(name);
     std::string error;
-    PatchedSite *p = attachSite(address(name), nopSize(name), save, &hook.hook, &error);
+    PatchedSite *p = attachSite(address(name), nopSize(name), save, leanFrame, &hook.hook, &error);
     EXPECT_NE(p, nullptr) << name << ": " << error;
     return p;
   }
@@ -164,6 +164,36 @@ TEST_F(SitePatchTest, FramesCarryRegistersAndRedZone) {
   EXPECT_TRUE(textBytes(exe_) == before);
   agent_fire_registers(1); // unpatched: no event
   EXPECT_EQ(regs.events.load(), 1000u);
+}
+
+// Lean frames (rbp and r12-r15 left unwritten) for sites whose arguments are
+// in other registers or in memory: the values and the red zone are right.
+TEST_F(SitePatchTest, LeanFramesCarryTheOtherRegistersAndRedZone) {
+  CheckingHook redzone, many;
+  PatchedSite *p[] = {attach("redzone", redzone, VectorSave::Sse, true),
+                      attach("many", many, VectorSave::Args, true)};
+  ASSERT_TRUE(p[0] && p[1]);
+  EXPECT_TRUE(p[0]->leanFrame && p[1]->leanFrame);
+  long expected = 0, got = 0;
+  for (long i = -500; i < 500; ++i) {
+    long v[12];
+    for (int k = 0; k < 12; ++k)
+      v[k] = i * 1000 + 7 * k;
+    expected += 3 * i; // the red-zone slot (3i) survived; many returns v[0]
+    got += agent_fire_redzone(i) + agent_fire_many(v) - i * 1000;
+  }
+  for (PatchedSite *s : p)
+    detachSite(s);
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(redzone.events.load(), 1000u);
+  EXPECT_EQ(many.events.load(), 1000u);
+  EXPECT_EQ(redzone.mismatches.load() + many.mismatches.load(), 0u);
+  // Full saves always get full frames.
+  CheckingHook full;
+  PatchedSite *f = attach("redzone", full, VectorSave::Full, true);
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->leanFrame);
+  detachSite(f);
 }
 
 TEST_F(SitePatchTest, VectorStateSurvivesTheHandler) {
@@ -233,9 +263,10 @@ TEST_F(SitePatchTest, RejectsBytesThatAreNotTheNop) {
   hook.site = &sites_.at("regs");
   std::string error;
   // One byte into the 5-byte NOP is not a NOP start.
-  EXPECT_EQ(attachSite(address("regs") + 1, 5, VectorSave::Full, &hook.hook, &error), nullptr);
+  EXPECT_EQ(attachSite(address("regs") + 1, 5, VectorSave::Full, false, &hook.hook, &error),
+            nullptr);
   EXPECT_NE(error.find("NOP"), std::string::npos) << error;
-  EXPECT_EQ(attachSite(address("regs"), 1, VectorSave::Full, &hook.hook, &error), nullptr);
+  EXPECT_EQ(attachSite(address("regs"), 1, VectorSave::Full, false, &hook.hook, &error), nullptr);
 }
 
 // Threads run every marker while the main thread patches and unpatches them:

@@ -167,6 +167,31 @@ probe begin { plain = count + neg; println(name) }
   EXPECT_EQ(h.longGlobal("plain"), 0);
 }
 
+// Lean frames (rbp and r12-r15 left unwritten by the entry) only where no
+// argument is read from those slots and no probe of the module unwinds.
+TEST(CodegenModule, LeanFramesWhereNoProbeReadsTheCalleeSavedSlots) {
+  auto probe = [](const std::string &mark, const std::string &body) {
+    return std::string("probe process(\"") + VECTOR_SITES + "\").mark(\"" + mark + "\") { " + body +
+           " }\n";
+  };
+  auto leanFrames = [](const std::string &script) {
+    std::vector<uint32_t> lean;
+    auto m = CompiledModule::compile(script);
+    EXPECT_TRUE(m->ok()) << m->diagnostics();
+    if (m->ok())
+      for (uint32_t i = 0; i < m->desc().marker_site_count; ++i)
+        lean.push_back(m->desc().marker_sites[i].lean_frame);
+    return lean;
+  };
+  EXPECT_EQ(leanFrames(probe("args_indirect", "printf(\"%d\\n\", $arg1)") +
+                       probe("sse_indirect", "") + probe("full_avx", "")),
+            (std::vector<uint32_t>{1, 1, 0})); // full saves keep full frames
+  EXPECT_EQ(leanFrames(probe("args_r12", "printf(\"%d\\n\", $arg1)")), std::vector<uint32_t>{0});
+  // One probe unwinding: every site of the module keeps its full frame.
+  EXPECT_EQ(leanFrames(probe("args_indirect", "") + probe("sse_indirect", "print_ubacktrace()")),
+            (std::vector<uint32_t>{0, 0}));
+}
+
 TEST(CodegenModule, EveryOptimisationLevelBuildsTheSameBehaviour) {
   const char *script = R"(
 global out, a

@@ -14,7 +14,7 @@ void expectMarkerNamesAnswered(const std::string &path) {
   std::string error;
   auto sites = probes::marker::SdtNoteReader::read(path, error);
   ASSERT_TRUE(sites) << error;
-  ASSERT_EQ(sites->size(), 9u);
+  ASSERT_EQ(sites->size(), 10u);
   SiteVectorAnalysis analysis(path);
   for (const probes::marker::MarkerSite &s : *sites) {
     SiteVectorSave want = s.name.rfind("args_", 0) == 0  ? SiteVectorSave::Args
