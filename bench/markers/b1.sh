@@ -3,7 +3,7 @@
 # "ust-vs-systemtap-benchmark"). bench_target runs T threads that each fire
 # `single_trace` N times with the loop counter; each tool records every event.
 # CPU is user + sys of the whole run (tool, target and, for LTTng, its daemons),
-# median of B1_RUNS (3) runs; "fixed" is the same tool on 0 events (start-up,
+# median of B1_RUNS (3) runs, taken in turns over all rows; "fixed" is the same tool on 0 events (start-up,
 # compile, attach), subtracted before dividing by the events fired, as is the
 # baseline's own per-event CPU.
 # Rows: baseline; Sonde text (file, /dev/null); Sonde relay, block mode (binary
@@ -140,7 +140,8 @@ tool_bpftrace_printf() {
 
 # median_cpu TOOL T N: the median CPU of $runs runs, or "failed" (the first
 # failure's error output is kept for the report). The counts left are the last
-# run's, the one that sets verify_report=1.
+# run's, the one that sets verify_report=1. (The fixed costs; the rows go
+# round in turns, below.)
 median_cpu() {
   local values=() v
   for ((r = 0; r < runs; r++)); do
@@ -186,7 +187,7 @@ section=$tmp/b1.md
   echo
   section_header
   echo "$n events per thread ($n_bpf for bpftrace). CPU s: user + sys of the whole run, median of"
-  echo "$runs runs. Fixed s: the same tool on 0 events. ns/event = (CPU - fixed - baseline's"
+  echo "$runs runs taken in turns over all rows. Fixed s: the same tool on 0 events. ns/event = (CPU - fixed - baseline's"
   echo "CPU for as many events) / events fired. Relay and netlink: events recorded and"
   echo "bytes/event from sonde's closing summary (records delivered, binary record bytes),"
   echo "except that \"text to a file\" counts the file's lines; losses and counts that"
@@ -200,17 +201,45 @@ section=$tmp/b1.md
   echo "|---:|---|---:|---:|---:|---:|---:|---:|"
 } > "$section"
 
+# The runs go round all rows $runs times rather than repeating each row:
+# this VM has slow phases of minutes (about 30 % slower), which would
+# otherwise take all runs of one row. The counts kept are the last round's.
+declare -A cpus failed_rows
+for ((r = 0; r < runs; r++)); do
+  verify_report=$((r == runs - 1))
+  for t in $threads_list; do
+    for entry in "${tools[@]}"; do
+      IFS='|' read -r tool label per_thread <<< "$entry"
+      [ -z "${failed_rows[$tool,$t]:-}" ] || continue
+      rm -f recorded bytes note
+      if ! v=$("$tool" "$t" "$per_thread" 2> run.err); then
+        [ -s first.err ] || { echo "$tool $t $per_thread:"; head -5 run.err; } > first.err
+        failed_rows[$tool,$t]=1
+        continue
+      fi
+      cpus[$tool,$t]="${cpus[$tool,$t]:-} $v"
+      for f in recorded bytes note; do
+        if [ -e $f ]; then cp $f "$f.$tool.$t"; else rm -f "$f.$tool.$t"; fi
+      done
+    done
+  done
+done
+
 declare -A ns_per_event
 for t in $threads_list; do
   base_cpu=
   for entry in "${tools[@]}"; do
     IFS='|' read -r tool label per_thread <<< "$entry"
     fired=$((t * per_thread))
-    cpu=$(median_cpu "$tool" "$t" "$per_thread")
+    if [ -n "${failed_rows[$tool,$t]:-}" ]; then
+      cpu=failed
+    else
+      cpu=$(printf '%s\n' ${cpus[$tool,$t]} | median)
+    fi
     [ -z "$base_cpu" ] && base_cpu=$cpu base_events=$fired
-    recorded=$(cat recorded 2> /dev/null || echo n/a)
-    bytes=$(cat bytes 2> /dev/null || echo n/a)
-    note=$(paste -sd';' note 2> /dev/null || true)
+    recorded=$(cat "recorded.$tool.$t" 2> /dev/null || echo n/a)
+    bytes=$(cat "bytes.$tool.$t" 2> /dev/null || echo n/a)
+    note=$(paste -sd';' "note.$tool.$t" 2> /dev/null || true)
     ns=$(awk -v c="$cpu" -v f="${fixed[$tool]}" -v b="$base_cpu" -v be="$base_events" -v e="$fired" \
       'BEGIN { if (c == "failed" || f == "failed" || e == 0) print "n/a";
                else if (b == c) print "0";
