@@ -3,9 +3,9 @@
 # "ust-vs-systemtap-benchmark"). bench_target runs T threads that each fire
 # `single_trace` N times with the loop counter; each tool records every event.
 # CPU is user + sys of the whole run (tool, target and, for LTTng, its daemons),
-# median of B1_RUNS (3) runs, taken in turns over all rows; "fixed" is the same tool on 0 events (start-up,
-# compile, attach), subtracted before dividing by the events fired, as is the
-# baseline's own per-event CPU.
+# median of B1_RUNS (3) runs, taken in turns over all rows; "fixed" is the
+# same tool on 0 events (start-up, compile, attach), subtracted before dividing
+# by the events fired, as is the baseline's own per-event CPU.
 # Rows: baseline; Sonde text (file, /dev/null); Sonde relay, block mode (binary
 # trace -b -o DIR, text to a file, to /dev/null); Sonde netlink, block mode
 # (-b -o DIR, text to a file); LTTng-UST; bpftrace count and printf.
@@ -138,20 +138,22 @@ tool_bpftrace_printf() {
   stat -c %s bpftrace.out > bytes
 }
 
-# median_cpu TOOL T N: the median CPU of $runs runs, or "failed" (the first
-# failure's error output is kept for the report). The counts left are the last
-# run's, the one that sets verify_report=1. (The fixed costs; the rows go
-# round in turns, below.)
+# run_once TOOL T N: one run's CPU; on failure, nothing (the first failure's
+# error output is kept for the report).
+run_once() {
+  rm -f recorded bytes note
+  if ! "$@" 2> run.err; then
+    [ -s first.err ] || { echo "$*:"; head -5 run.err; } > first.err
+    return 1
+  fi
+}
+
+# median_cpu TOOL T N: the median CPU of $runs runs, or "failed" (the fixed
+# costs; the rows go round in turns, below).
 median_cpu() {
   local values=() v
   for ((r = 0; r < runs; r++)); do
-    rm -f recorded bytes note
-    verify_report=$((r == runs - 1))
-    if ! v=$("$@" 2> run.err); then
-      [ -s first.err ] || { echo "$*:"; head -5 run.err; } > first.err
-      echo failed
-      return
-    fi
+    v=$(run_once "$@") || { echo failed; return; }
     values+=("$v")
   done
   printf '%s\n' "${values[@]}" | median
@@ -175,6 +177,7 @@ tools=("tool_baseline|baseline (marker not attached)|$n"
 [ "$have_bpftrace" = 1 ] && tools+=("tool_bpftrace_count|bpftrace USDT, @c = count()|$n_bpf"
   "tool_bpftrace_printf|bpftrace USDT, printf|$n_bpf")
 
+verify_report=0 # set to 1 on the last round of runs, below
 declare -A fixed
 for entry in "${tools[@]}"; do
   IFS='|' read -r tool _ _ <<< "$entry"
@@ -187,7 +190,8 @@ section=$tmp/b1.md
   echo
   section_header
   echo "$n events per thread ($n_bpf for bpftrace). CPU s: user + sys of the whole run, median of"
-  echo "$runs runs taken in turns over all rows. Fixed s: the same tool on 0 events. ns/event = (CPU - fixed - baseline's"
+  echo "$runs runs taken in turns over all rows. Fixed s: the same tool on 0 events."
+  echo "ns/event = (CPU - fixed - baseline's"
   echo "CPU for as many events) / events fired. Relay and netlink: events recorded and"
   echo "bytes/event from sonde's closing summary (records delivered, binary record bytes),"
   echo "except that \"text to a file\" counts the file's lines; losses and counts that"
@@ -211,9 +215,7 @@ for ((r = 0; r < runs; r++)); do
     for entry in "${tools[@]}"; do
       IFS='|' read -r tool label per_thread <<< "$entry"
       [ -z "${failed_rows[$tool,$t]:-}" ] || continue
-      rm -f recorded bytes note
-      if ! v=$("$tool" "$t" "$per_thread" 2> run.err); then
-        [ -s first.err ] || { echo "$tool $t $per_thread:"; head -5 run.err; } > first.err
+      if ! v=$(run_once "$tool" "$t" "$per_thread"); then
         failed_rows[$tool,$t]=1
         continue
       fi
