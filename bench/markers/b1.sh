@@ -3,14 +3,14 @@
 # "ust-vs-systemtap-benchmark"). bench_target runs T threads that each fire
 # `single_trace` N times with the loop counter; each tool records every event.
 # CPU is user + sys of the whole run (tool, target and, for LTTng, its daemons),
-# median of B1_RUNS (3) runs, taken in turns over all rows; "fixed" is the
+# median of B1_RUNS (5) runs, taken in turns over all rows; "fixed" is the
 # same tool on 0 events (start-up, compile, attach), subtracted before dividing
 # by the events fired, as is the baseline's own per-event CPU.
 # Rows: baseline; Sonde text (file, /dev/null); Sonde relay, block mode (binary
 # trace -b -o DIR, text to a file, to /dev/null); Sonde netlink, block mode
 # (-b -o DIR, text to a file); LTTng-UST; bpftrace count and printf.
 # Environment: B1_N events per thread (10,000,000), B1_THREADS ("1 2 4 8"),
-# B1_RUNS (3), B1_BPF_SCALE (bpftrace fires N / 20: it traps on every event).
+# B1_RUNS (5), B1_BPF_SCALE (bpftrace fires N / 20: it traps on every event).
 # Writes the B1 section of bench/reports/markers.md ($BENCH_REPORT_DIR/markers.md
 # when set: trial runs).
 set -euo pipefail
@@ -19,12 +19,16 @@ source "$(dirname "$0")/lib.sh"
 n=${B1_N:-10000000}
 threads_list=${B1_THREADS:-1 2 4 8}
 first_threads=$(echo "$threads_list" | awk '{print $1}')
-runs=${B1_RUNS:-3}
+runs=${B1_RUNS:-5}
 n_bpf=$((n / ${B1_BPF_SCALE:-20}))
 
 cd "$tmp"
 build_target bench_target "$here/bench_target.c" -pthread
 build_target bench_target_lttng "$here/bench_target.c" -DB1_LTTNG -pthread -llttng-ust -ldl
+# The VM's speed when a round starts: B2's loop with one rdtsc per iteration
+# (about 9.3 ns in a normal phase), so a slow phase shows next to the runs.
+build_target speed_probe "$here/b2_loop.c" -DB2_RDTSC
+speed_ns() { ./speed_probe 20000000 | sed -n 's/.*ns_per_iteration=//p'; }
 seed='probe process("./bench_target").mark("single_trace") { printf("%d : %d\n", gettimeofday_ns(), $arg1) }'
 
 # Each tool: CPU of one run on T threads x N events; leaves the events it
@@ -208,10 +212,11 @@ section=$tmp/b1.md
 # The runs go round all rows $runs times rather than repeating each row:
 # this VM has slow phases of minutes (about 30 % slower), which would
 # otherwise take all runs of one row. The counts kept are the last round's.
-declare -A cpus failed_rows
+declare -A cpus failed_rows speed
 for ((r = 0; r < runs; r++)); do
   verify_report=$((r == runs - 1))
   for t in $threads_list; do
+    speed[$r,$t]=$(speed_ns)
     for entry in "${tools[@]}"; do
       IFS='|' read -r tool label per_thread <<< "$entry"
       [ -z "${failed_rows[$tool,$t]:-}" ] || continue
@@ -227,7 +232,21 @@ for ((r = 0; r < runs; r++)); do
   done
 done
 
-declare -A ns_per_event
+# ns_over_baseline CPU FIXED BASE_CPU BASE_EVENTS EVENTS: ns/event over the
+# baseline's CPU for as many events, "n/a" when a part is missing.
+ns_over_baseline() {
+  awk -v c="$1" -v f="$2" -v b="$3" -v be="$4" -v e="$5" \
+    'BEGIN { if (c == "failed" || f == "failed" || b == "failed" || e == 0) print "n/a";
+             else if (b == c) print "0";
+             else printf "%.1f", ((c - f) - b / be * e) * 1e9 / e }'
+}
+
+# bytes_per_event BYTES RECORDED
+bytes_per_event() {
+  awk -v b="$1" -v r="$2" 'BEGIN { if (b == "n/a" || r == "n/a" || r == 0) print "n/a"; else printf "%.1f", b / r }'
+}
+
+declare -A ns_per_event base_cpus
 for t in $threads_list; do
   base_cpu=
   for entry in "${tools[@]}"; do
@@ -238,21 +257,66 @@ for t in $threads_list; do
     else
       cpu=$(printf '%s\n' ${cpus[$tool,$t]} | median)
     fi
-    [ -z "$base_cpu" ] && base_cpu=$cpu base_events=$fired
+    [ -z "$base_cpu" ] && base_cpu=$cpu base_events=$fired && base_cpus[$t]=$cpu
     recorded=$(cat "recorded.$tool.$t" 2> /dev/null || echo n/a)
     bytes=$(cat "bytes.$tool.$t" 2> /dev/null || echo n/a)
     note=$(paste -sd';' "note.$tool.$t" 2> /dev/null || true)
-    ns=$(awk -v c="$cpu" -v f="${fixed[$tool]}" -v b="$base_cpu" -v be="$base_events" -v e="$fired" \
-      'BEGIN { if (c == "failed" || f == "failed" || e == 0) print "n/a";
-               else if (b == c) print "0";
-               else printf "%.1f", ((c - f) - b / be * e) * 1e9 / e }')
-    per_event_bytes=$(awk -v b="$bytes" -v r="$recorded" \
-      'BEGIN { if (b == "n/a" || r == "n/a" || r == 0) print "n/a"; else printf "%.1f", b / r }')
+    ns=$(ns_over_baseline "$cpu" "${fixed[$tool]}" "$base_cpu" "$base_events" "$fired")
+    per_event_bytes=$(bytes_per_event "$bytes" "$recorded")
     [ "$cpu" = failed ] && recorded=n/a per_event_bytes=n/a note=
     ns_per_event[$tool,$t]=$ns
     echo "| $t | $label | $fired | $cpu | ${fixed[$tool]} | $ns | $recorded${note:+ ($note)} | $per_event_bytes |" >> "$section"
   done
 done
+
+# The relay (-b) row's runs one by one (against the median baseline), each
+# with the speed probe of its round, then the B1 goals judged on the medians.
+relay_runs_and_goals() {
+  local row=tool_sonde_relay_binary t cpu r line values=() lost=()
+  echo
+  echo "Sonde relay (-b), ns/event of each run in round order (the speed probe's ns/iteration"
+  echo "at the round's start in brackets: a slow phase of the VM shows there too):"
+  echo
+  for t in $threads_list; do
+    line= r=0
+    for cpu in ${cpus[$row,$t]:-}; do
+      line+="${line:+, }$(ns_over_baseline "$cpu" "${fixed[$row]}" "${base_cpus[$t]}" $((t * n)) $((t * n))) (${speed[$r,$t]})"
+      r=$((r + 1))
+    done
+    echo "- $t threads: ${line:-failed}"
+    values+=("${ns_per_event[$row,$t]:-n/a}")
+  done
+  for t in $threads_list; do
+    for row in tool_sonde_relay_binary tool_sonde_relay_file tool_sonde_relay_null \
+      tool_sonde_netlink_binary tool_sonde_netlink_file; do
+      if grep -q lost "note.$row.$t" 2> /dev/null; then lost+=("$row at $t"); fi
+    done
+  done
+  echo
+  echo "Goals (Sonde relay, binary trace, medians):"
+  echo
+  printf '%s\n' "${values[@]}" | awk -v list="${values[*]}" '
+    $1 == "n/a" { missing = 1 } $1 != "n/a" { if (min == "" || $1 < min) min = $1; if ($1 > max) max = $1 }
+    END {
+      if (missing) { print "- <= 15 ns/event and within 10 % across threads: n/a (a row failed)"; exit }
+      printf "- <= 15 ns/event at every thread count (%s): %s\n", list, max <= 15 ? "met" : "**not met**"
+      printf "- within 10 %% from the fewest to the most threads (largest / smallest = %.2f): %s\n",
+        max / min, max <= 1.1 * min ? "met" : "**not met**" }'
+  local bytes=() b
+  row=tool_sonde_relay_binary
+  for t in $threads_list; do
+    b=$(bytes_per_event "$(cat "bytes.$row.$t" 2> /dev/null || echo n/a)" \
+      "$(cat "recorded.$row.$t" 2> /dev/null || echo n/a)")
+    bytes+=("$b")
+  done
+  printf -- '- <= 8 bytes/event (%s): %s\n' "${bytes[*]}" \
+    "$(printf '%s\n' "${bytes[@]}" | awk '$1 == "n/a" || $1 > 8 { bad = 1 } END { print bad ? "**not met**" : "met" }')"
+  if [ ${#lost[@]} = 0 ]; then
+    echo "- nothing lost in block mode (Sonde relay and netlink rows): met"
+  else
+    echo "- nothing lost in block mode: **not met** (${lost[*]})"
+  fi
+}
 
 {
   echo
@@ -265,6 +329,7 @@ done
       "Sonde relay (-b) / LTTng-UST = $(ratio "${ns_per_event[tool_sonde_relay_binary,$t]:-n/a}" "${ns_per_event[tool_lttng,$t]:-n/a}");" \
       "relay / netlink (-b) = $(ratio "${ns_per_event[tool_sonde_relay_binary,$t]:-n/a}" "${ns_per_event[tool_sonde_netlink_binary,$t]:-n/a}")"
   done
+  relay_runs_and_goals
   first_failure
 } >> "$section"
 write_section b1 "$section"
