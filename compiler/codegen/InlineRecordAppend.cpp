@@ -103,6 +103,10 @@ void emitInlineRecordAppend(RuntimeBuilder &b, llvm::Value *ctx,
   // The timestamp: a delta from the stream's previous record when it fits the
   // header, else a full-timestamp record first (RecordCodec.h).
   b.SetInsertPoint(append);
+  // The line records reach a few dozen events from now, owned early (RecordCursor.h).
+  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.ptrTy()},
+                    {b.bytePtr(next, SONDE_RECORD_PREFETCH_DISTANCE), b.getInt32(1), b.getInt32(3),
+                     b.getInt32(1)});
   llvm::Value *now = b.CreateIntrinsic(llvm::Intrinsic::readcyclecounter, {}, {}, nullptr, "tsc");
   llvm::Value *lastField = cursorField(
       b, cursor, offsetof(sonde_record_cursor, stream) + offsetof(sonde_record_stream, last));

@@ -10,6 +10,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
 
 #include <cstring>
 #include <dlfcn.h>
@@ -195,8 +196,11 @@ std::unique_ptr<CodegenTarget> makeNativeTarget(unsigned optLevel, std::string *
     return nullptr;
   }
   llvm::TargetOptions options;
+  // Handlers run on this machine: prefetch for writing (the relay records'
+  // lines, RecordCursor.h) where the CPU has the instruction.
+  std::string features = llvm::sys::getHostCPUFeatures().lookup("prfchw") ? "+prfchw" : "";
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      kTriple, "x86-64", "", options, llvm::Reloc::PIC_, llvm::CodeModel::Small, *level));
+      kTriple, "x86-64", features, options, llvm::Reloc::PIC_, llvm::CodeModel::Small, *level));
   if (!tm) {
     *error = "cannot create an x86-64 target machine";
     return nullptr;

@@ -3,6 +3,7 @@
 #include "runtime/transport/SharedFutex.h"
 
 #include <algorithm>
+#include <cpuid.h>
 
 namespace sonde::transport {
 
@@ -14,6 +15,14 @@ constexpr uint32_t kClaimRetryInterval = 1024;
 // Full sub-buffers in a ring at which its producer wakes the consumer.
 uint32_t wakeWatermark(uint32_t subbufCount) { return subbufCount / 2; }
 } // namespace
+
+bool RelayProducer::cpuHasPrefetchW() {
+  static const bool has = [] {
+    unsigned a, b, c, d;
+    return __get_cpuid(0x80000001, &a, &b, &c, &d) && (c >> 8 & 1); // PRFCHW / 3DNowPrefetch
+  }();
+  return has;
+}
 
 char *RelayProducer::reserveSlow(uint32_t bytes) {
   if (!ring_ && !claim()) {

@@ -4,6 +4,7 @@
 #include "CodegenTestSupport.h"
 
 #include "runtime/transport/RecordCodec.h"
+#include "runtime/transport/RecordCursor.h"
 
 #include <gtest/gtest.h>
 
@@ -114,6 +115,22 @@ TEST(CodegenRecordAppend, OnlyPrintfsOfNumbersAppendInline) {
   GeneratedIr memory = generateIr("probe begin { printf(\"%d %m\\n\", 1, 0) }");
   ASSERT_TRUE(memory.ok) << memory.diagnostics;
   EXPECT_EQ(memory.ir.find("record.append"), std::string::npos);
+}
+
+// The line SONDE_RECORD_PREFETCH_DISTANCE bytes past the cursor is prefetched
+// for writing (rw = 1) before the record is written.
+TEST(CodegenRecordAppend, AppendPrefetchesALineAheadForWriting) {
+  GeneratedIr ir = generateIr("probe begin { printf(\"%d\\n\", 1) }");
+  ASSERT_TRUE(ir.ok) << ir.diagnostics;
+  std::string ahead =
+      "getelementptr inbounds i8, ptr %next, i64 " + std::to_string(SONDE_RECORD_PREFETCH_DISTANCE);
+  size_t at = ir.ir.find(ahead);
+  ASSERT_NE(at, std::string::npos) << ir.ir;
+  size_t prefetch = ir.ir.find("call void @llvm.prefetch.p0(ptr", at);
+  ASSERT_NE(prefetch, std::string::npos) << ir.ir;
+  std::string call = ir.ir.substr(prefetch, ir.ir.find('\n', prefetch) - prefetch);
+  EXPECT_NE(call.find(", i32 1, i32 3, i32 1)"), std::string::npos) << call;
+  EXPECT_LT(prefetch, ir.ir.find("store i32 %header")) << "prefetched after the record's stores";
 }
 
 } // namespace
