@@ -210,8 +210,9 @@ section=$tmp/b1.md
 } > "$section"
 
 # The runs go round all rows $runs times rather than repeating each row:
-# this VM has slow phases of minutes (about 30 % slower), which would
-# otherwise take all runs of one row. The counts kept are the last round's.
+# this VM has phases of minutes in which runs are slower (where the host puts
+# its vCPUs, for one), which would otherwise take all runs of one row. The
+# counts kept are the last round's.
 declare -A cpus failed_rows speed
 for ((r = 0; r < runs; r++)); do
   verify_report=$((r == runs - 1))
@@ -274,8 +275,9 @@ done
 relay_runs_and_goals() {
   local row=tool_sonde_relay_binary t cpu r line values=() lost=()
   echo
-  echo "Sonde relay (-b), ns/event of each run in round order (the speed probe's ns/iteration"
-  echo "at the round's start in brackets: a slow phase of the VM shows there too):"
+  echo "Sonde relay (-b), ns/event of each run in round order (in brackets, the speed probe's"
+  echo "ns/iteration on one core at the round's start: a phase where the host slows the VM's"
+  echo "CPUs shows there):"
   echo
   for t in $threads_list; do
     line= r=0
