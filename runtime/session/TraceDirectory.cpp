@@ -7,9 +7,9 @@
 #include <cinttypes>
 #include <cstring>
 #include <dirent.h>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -21,6 +21,9 @@ namespace {
 constexpr const char *kClockHeader = "sonde-trace-clock 1";
 // A frame is at most a sub-buffer or a message; larger sizes mean a damaged file.
 constexpr uint32_t kMaxFrame = 1u << 30;
+// Frames below this size are staged, in up to kStageBytes per stream file.
+constexpr uint32_t kStagedFrameMax = 64u << 10;
+constexpr size_t kStageBytes = 256u << 10;
 
 struct FrameHeader {
   uint32_t magic;
@@ -237,18 +240,45 @@ TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &or
   return &f;
 }
 
-// One writev per frame, straight from the ring's memory: a chunk is a whole
-// sub-buffer (up to 1 MiB), so a buffered copy would only cost a memcpy more.
+// A large frame goes with one writev straight from the ring's memory (a copy
+// would only cost a memcpy more). Small ones (small sub-buffers, netlink
+// batches) are copied and written together: a syscall each would cost more.
 void TraceDirectoryWriter::frame(File &f, const char *data, uint32_t size) {
   FrameHeader h{kTraceFrameMagic, size, f.pendingLost};
-  iovec parts[2] = {{&h, sizeof h}, {const_cast<char *>(data), size}};
-  if (!writeAll(f.fd, parts, 2)) {
-    if (error_.empty())
-      error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
-    return;
+  if (size < kStagedFrameMax) {
+    if (stagedFor_ != &f || staged_.size() + sizeof h + size > kStageBytes)
+      writeStaged();
+    if (staged_.capacity() < kStageBytes)
+      staged_.reserve(kStageBytes);
+    stagedFor_ = &f;
+    const char *header = reinterpret_cast<const char *>(&h);
+    staged_.insert(staged_.end(), header, header + sizeof h);
+    staged_.insert(staged_.end(), data, data + size);
+  } else {
+    writeStaged(); // the file's earlier frames first
+    iovec parts[2] = {{&h, sizeof h}, {const_cast<char *>(data), size}};
+    if (!write(f, parts, 2))
+      return;
   }
   f.pendingLost = 0;
   bytes_ += sizeof h + size;
+}
+
+void TraceDirectoryWriter::writeStaged() {
+  if (!staged_.empty()) {
+    iovec all{staged_.data(), staged_.size()};
+    write(*stagedFor_, &all, 1);
+    staged_.clear();
+  }
+  stagedFor_ = nullptr;
+}
+
+bool TraceDirectoryWriter::write(File &f, iovec *parts, int count) {
+  if (writeAll(f.fd, parts, count))
+    return true;
+  if (error_.empty())
+    error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
+  return false;
 }
 
 void TraceDirectoryWriter::chunk(const RecordOrigin &origin, const char *data, uint32_t size) {
@@ -261,12 +291,14 @@ void TraceDirectoryWriter::lost(const RecordOrigin &origin, uint64_t count) {
     f->pendingLost += count;
 }
 
-void TraceDirectoryWriter::flush() {} // every frame is written when it comes
+void TraceDirectoryWriter::flush() { writeStaged(); }
 
 bool TraceDirectoryWriter::close(std::string *error) {
-  for (auto &[key, f] : files_) {
+  for (auto &[key, f] : files_)
     if (f.pendingLost > 0)
       frame(f, nullptr, 0); // losses after the last frame
+  writeStaged();
+  for (auto &[key, f] : files_) {
     if (::close(f.fd) != 0 && error_.empty())
       error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
   }

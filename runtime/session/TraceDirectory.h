@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <sys/uio.h>
 #include <vector>
 
 namespace sonde::session {
@@ -47,11 +48,17 @@ private:
   explicit TraceDirectoryWriter(std::string dir) : dir_(std::move(dir)) {}
   File *fileFor(const RecordOrigin &origin);
   void frame(File &f, const char *data, uint32_t size);
+  void writeStaged();
+  bool write(File &f, iovec *parts, int count);
 
   std::string dir_;
   std::map<uint64_t, File> files_; // by (pid << 32) | tid
   std::string error_;              // the first write error
   uint64_t bytes_ = 0;
+  // Small frames of one file waiting to be written together (the consumer
+  // hands over a ring's frames one after another).
+  std::vector<char> staged_;
+  File *stagedFor_ = nullptr;
 };
 
 // Reading a trace directory back: its schema, clock and stream files.
