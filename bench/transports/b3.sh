@@ -8,7 +8,8 @@
 # for relay and netlink, `-o FILE` for text, deleted after each run (one run's
 # output on disk at a time). LTTng-UST rows: a 100-byte text array, 4 x 4 MiB
 # sub-buffers, written to disk; discard mode and blocking mode.
-# Each row is the run with the median wall time of B3_RUNS runs; "fixed" is the
+# Each row is the run with the median wall time of B3_RUNS runs, taken in turns
+# over all rows; "fixed" is the
 # same configuration on 0 records (start-up, compile, attach, buffer set-up;
 # median of at least 5 runs), subtracted before dividing:
 #   MB/s = bytes delivered / (wall - fixed wall)
@@ -155,33 +156,31 @@ run_lttng() { # MODE N VERIFY: lost = the channel's discarded events
 # free_mb: MB free where the outputs go.
 free_mb() { df -P -B1M "$out_dir" | awk 'NR == 2 {print $4}'; }
 
-# measure LABEL MODE CMD...: runs CMD $runs times (CMD's last two arguments
-# are the records per thread and, left out here, VERIFY: set on the last run at
-# the first volume) and prints the run with the median wall time, or "failed"
-# (the first failure's error output is kept for the report). Block mode runs
-# that lose a record, and runs where delivered + lost != fired, go to checks.
-measure() {
-  local label=$1 mode=$2 n=${*: -1} r v lines=() fired delivered lost
-  shift 2
+# measure_once LABEL MODE CHECK CMD... N: one run of CMD (its last two
+# arguments: N records per thread, then CHECK, whether to count the output's
+# records); prints its line, or fails (the first failure's error output is
+# kept for the report). Block-mode runs that lose a record, and runs where
+# delivered + lost != fired, go to checks.
+measure_once() {
+  local label=$1 mode=$2 check=$3 n=${*: -1} v fired delivered lost
+  shift 3
   fired=$((threads * n))
-  for ((r = 0; r < runs; r++)); do
-    local check=0
-    [ "$verify" = 1 ] && [ "$r" = $((runs - 1)) ] && [ "$n" = "$first_n" ] && check=1
-    if ! v=$("$@" "$check" 2> run.err); then
-      [ -s first.err ] || { echo "$label:"; head -5 run.err; } > first.err
-      echo failed
-      return
-    fi
-    lines+=("$v")
-    read -r _ _ delivered lost _ <<< "$v"
-    [ "$n" = 0 ] && continue
+  if ! v=$("$@" "$check" 2> run.err); then
+    [ -s first.err ] || { echo "$label:"; head -5 run.err; } > first.err
+    return 1
+  fi
+  read -r _ _ delivered lost _ <<< "$v"
+  if [ "$n" != 0 ]; then
     [ $((delivered + lost)) = "$fired" ] ||
       echo "$label, $fired fired: $delivered delivered + $lost lost != fired" >> checks
     [ "$mode" != block ] || echo "$label" >> block_runs
     [ "$mode" != block ] || [ "$lost" = 0 ] || echo "$label, $fired fired: $lost lost in block mode" >> checks
-  done
-  printf '%s\n' "${lines[@]}" | sort -n -k1,1 | awk '{a[NR] = $0} END {print a[int((NR + 1) / 2)]}'
+  fi
+  echo "$v"
 }
+
+# The line with the median wall time of the lines on standard input.
+median_line() { sort -n -k1,1 | awk '{a[NR] = $0} END {print a[int((NR + 1) / 2)]}'; }
 
 have_lttng=0
 [ "${B3_LTTNG:-1}" = 1 ] && lttng_start_daemon && have_lttng=1
@@ -210,25 +209,51 @@ if [ "$have_lttng" = 1 ]; then
   done
 fi
 
-declare -A result fixed
+# Fixed costs first; then the runs go round all rows $runs times rather than
+# repeating each row: this VM has phases of minutes in which runs are slower
+# (disk writeback, where the host puts its vCPUs), which would otherwise take
+# all runs of neighbouring rows.
+declare -A result fixed lines_of
 for config in "${configs[@]}"; do
   IFS='|' read -r key label mode buffer_column run <<< "$config"
   read -r -a run_cmd <<< "$run"
-  fixed[$key]=$(runs=$fixed_runs measure "$label $mode, 0 records" "$mode" "${run_cmd[@]}" 0)
-  for volume in $volumes; do
-    # One record per message runs at tens of MB/s: the first volume tells it
-    # (no row for the others).
-    [[ $key == netlink1,* ]] && [ "$volume" != "$first_volume" ] && continue
-    n=$((volume * 1000000 / record_bytes / threads))
-    if [ "$(free_mb)" -lt $((volume * 12 / 10 + 512)) ]; then
-      result[$key,$volume]="skipped: $(free_mb) MB free in $out_dir"
-      continue
-    fi
-    start=$EPOCHREALTIME
-    result[$key,$volume]=$(measure "$label $mode -s $buffer_column" "$mode" "${run_cmd[@]}" "$n")
-    echo "b3: $label $mode, buffer $buffer_column MB, $volume MB: $(awk -v s="$start" -v e="$EPOCHREALTIME" \
-      'BEGIN {printf "%.1f", e - s}') s for $runs runs" >&2
+  values=()
+  for ((r = 0; r < fixed_runs; r++)); do
+    v=$(measure_once "$label $mode, 0 records" "$mode" 0 "${run_cmd[@]}" 0) || { values=(failed); break; }
+    values+=("$v")
   done
+  fixed[$key]=$(printf '%s\n' "${values[@]}" | median_line)
+done
+for ((r = 0; r < runs; r++)); do
+  start=$EPOCHREALTIME
+  for config in "${configs[@]}"; do
+    IFS='|' read -r key label mode buffer_column run <<< "$config"
+    read -r -a run_cmd <<< "$run"
+    for volume in $volumes; do
+      # One record per message runs at tens of MB/s: the first volume tells it
+      # (no row for the others).
+      [[ $key == netlink1,* ]] && [ "$volume" != "$first_volume" ] && continue
+      [ -z "${result[$key,$volume]:-}" ] || continue # failed or skipped
+      n=$((volume * 1000000 / record_bytes / threads))
+      if [ "$(free_mb)" -lt $((volume * 12 / 10 + 512)) ]; then
+        result[$key,$volume]="skipped: $(free_mb) MB free in $out_dir"
+        continue
+      fi
+      # The output's records are counted on the last round at the first volume.
+      check=0
+      [ "$verify" = 1 ] && [ "$r" = $((runs - 1)) ] && [ "$n" = "$first_n" ] && check=1
+      if v=$(measure_once "$label $mode -s $buffer_column" "$mode" "$check" "${run_cmd[@]}" "$n"); then
+        lines_of[$key,$volume]+="$v"$'\n'
+      else
+        result[$key,$volume]=failed
+      fi
+    done
+  done
+  echo "b3: round $((r + 1)) of $runs: $(awk -v s="$start" -v e="$EPOCHREALTIME" \
+    'BEGIN {printf "%.1f", e - s}') s" >&2
+done
+for key_volume in "${!lines_of[@]}"; do
+  [ -n "${result[$key_volume]:-}" ] || result[$key_volume]=$(printf '%s' "${lines_of[$key_volume]}" | median_line)
 done
 
 # The table; MB/s and losses are kept for the goals.
@@ -243,7 +268,8 @@ section=$tmp/b3.md
   echo "volume = records fired x $record_bytes bytes (MB = 10^6 bytes). Relay and netlink write"
   echo "\`-b -o DIR\`, text \`-o FILE\`, LTTng-UST its trace (one 100-byte \`array_text\` field,"
   echo "4 x 4 MiB sub-buffers; block = \`--blocking-timeout=inf\`), all to disk (page cache, no"
-  echo "fsync), deleted after each run. Each row is the run with the median wall time of $runs."
+  echo "fsync), deleted after each run. Each row is the run with the median wall time of $runs,"
+  echo "taken in turns over all rows."
   echo
   echo "- Bytes: sonde's summary (binary record bytes), the text file's size, the LTTng"
   echo "  trace's size. Lost: sonde's summary, fired - lines for text, the channel's"
