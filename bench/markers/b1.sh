@@ -26,7 +26,7 @@ cd "$tmp"
 build_target bench_target "$here/bench_target.c" -pthread
 build_target bench_target_lttng "$here/bench_target.c" -DB1_LTTNG -pthread -llttng-ust -ldl
 # The VM's speed when a round starts: B2's loop with one rdtsc per iteration
-# (about 9.3 ns in a normal phase), so a slow phase shows next to the runs.
+# (8.5-9.3 ns in a normal phase), so a slow phase shows next to the runs.
 build_target speed_probe "$here/b2_loop.c" -DB2_RDTSC
 speed_ns() { ./speed_probe 20000000 | sed -n 's/.*ns_per_iteration=//p'; }
 seed='probe process("./bench_target").mark("single_trace") { printf("%d : %d\n", gettimeofday_ns(), $arg1) }'

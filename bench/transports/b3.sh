@@ -9,9 +9,9 @@
 # output on disk at a time). LTTng-UST rows: a 100-byte text array, 4 x 4 MiB
 # sub-buffers, written to disk; discard mode and blocking mode.
 # Each row is the run with the median wall time of B3_RUNS runs, taken in turns
-# over all rows; "fixed" is the
-# same configuration on 0 records (start-up, compile, attach, buffer set-up;
-# median of at least 5 runs), subtracted before dividing:
+# over all rows; "fixed" is the same configuration on 0 records (start-up,
+# compile, attach, buffer set-up; median of at least 5 runs), subtracted before
+# dividing:
 #   MB/s = bytes delivered / (wall - fixed wall)
 #   ns/record = (CPU - fixed CPU) / records fired
 # CPU is user + sys of the whole run: sonde and the target; for LTTng, the

@@ -21,7 +21,8 @@ namespace {
 constexpr const char *kClockHeader = "sonde-trace-clock 1";
 // A frame is at most a sub-buffer or a message; larger sizes mean a damaged file.
 constexpr uint32_t kMaxFrame = 1u << 30;
-// Frames below this size are staged, in up to kStageBytes per stream file.
+// Frames below this size are staged, up to kStageBytes of one stream file at a
+// time (the consumer hands over a stream's frames one after another).
 constexpr uint32_t kStagedFrameMax = 64u << 10;
 constexpr size_t kStageBytes = 256u << 10;
 
