@@ -55,6 +55,18 @@ struct Mailbox {
   MailboxSlot slots[kMailboxSlots];
 };
 
+// Output that never reached its destination, counted by the process that lost
+// it (sonde reports it when the run ends): the text transport's write errors,
+// and every record a netlink producer dropped, also those no message reported
+// (a consumer that stalls until the producer's process has exited).
+struct OutputAccounting {
+  std::atomic<int32_t> writeErrno; // the first failed output write's errno; 0: none
+  uint32_t reserved;
+  std::atomic<uint64_t> bytesLost; // text output not written after a write error
+  std::atomic<uint64_t> linesLost; // the newlines in those bytes
+  std::atomic<uint64_t> netlinkRecordsLost;
+};
+
 struct SegmentHeader {
   char magic[8];
   uint32_t version;
@@ -75,6 +87,7 @@ struct SegmentHeader {
   std::atomic<uint32_t> agentPids[kMaxAgents];
   SessionFacts facts;
   Mailbox mailbox;
+  OutputAccounting output;
 };
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
 
