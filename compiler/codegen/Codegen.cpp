@@ -4,6 +4,7 @@
 #include "codegen/IrGenerator.h"
 #include "codegen/ModuleEmitter.h"
 #include "probes/tracepoint/TracepointFormat.h"
+#include "runtime/transport/OutputPaths.h"
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Verifier.h>
@@ -17,17 +18,21 @@ namespace sonde::codegen {
 
 // ------------------------------------------------------------------ BuildDirectory
 
+// The module sonde and traced processes load is read by path: the directory
+// is private and the path to it one no other user can change
+// (runtime/transport/OutputPaths.h), or a swapped module would run as them.
 std::optional<BuildDirectory> BuildDirectory::create(std::string *error) {
   std::error_code ec;
   std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
   if (ec)
     tmp = "/tmp";
-  std::string pattern = (tmp / "sondeXXXXXX").string();
-  if (!mkdtemp(pattern.data())) {
-    *error = "cannot create a temporary directory in " + tmp.string();
+  std::string why;
+  std::string path = transport::createPrivateDirectory(tmp.string(), "sonde", &why);
+  if (path.empty()) {
+    *error = "cannot create a temporary directory in " + tmp.string() + " (TMPDIR): " + why;
     return std::nullopt;
   }
-  return BuildDirectory(pattern);
+  return BuildDirectory(path);
 }
 
 BuildDirectory::BuildDirectory(BuildDirectory &&other) noexcept

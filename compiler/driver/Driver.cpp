@@ -245,12 +245,17 @@ std::optional<std::string> recordOptions(const CommandLine &cl, bool switchesFil
   r.format = cl.format == "ctf"    ? session::OutputFormat::Ctf
              : cl.format == "json" ? session::OutputFormat::Json
                                    : session::OutputFormat::Text;
-  if (cl.bulk) {
+  if (cl.bulk && cl.outputFile) {
+    r.traceDirectory = cl.outputFile;
+  } else if (cl.bulk) {
+    // A new directory of this name, or of this name and a random suffix when
+    // it is taken (another run in the same second, or a name planted there).
     char name[64];
     time_t now = time(nullptr);
     tm local;
     strftime(name, sizeof name, "sonde-trace-%Y%m%d-%H%M%S", localtime_r(&now, &local));
-    r.traceDirectory = cl.outputFile.value_or(name);
+    r.traceDirectory = name;
+    r.newTraceDirectory = true;
   }
   if (cl.format == "ctf")
     r.ctfDirectory = cl.outputFile;

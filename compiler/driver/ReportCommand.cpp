@@ -6,6 +6,7 @@
 #include "runtime/session/StackRecordSink.h"
 #include "runtime/session/TextRecordSink.h"
 #include "runtime/session/TraceDirectory.h"
+#include "runtime/transport/OutputPaths.h"
 
 #include <cerrno>
 #include <cstring>
@@ -116,10 +117,9 @@ int runReportCommand(int argc, char **argv, std::ostream &, std::ostream &err) {
   }
   int fd = STDOUT_FILENO;
   if (!o.output.empty() && o.format != "ctf") {
-    fd = open(o.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd = transport::openOutputFile(o.output, &error);
     if (fd < 0) {
-      err << "sonde report: cannot open output file '" << o.output << "': " << std::strerror(errno)
-          << "\n";
+      err << "sonde report: -o: " << error << "\n";
       return 1;
     }
   }

@@ -1,6 +1,7 @@
 #include "runtime/session/OutputSink.h"
 
 #include "runtime/session/RecordWriter.h"
+#include "runtime/transport/OutputPaths.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -43,17 +44,15 @@ bool OutputSink::switchFile(std::string *error) {
 
 bool OutputSink::openPart(std::string *error) {
   std::string path = rotateBase_ + "." + std::to_string(part_);
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = "cannot open output file '" + path + "': " + std::strerror(errno);
+  int fd = transport::openOutputFile(path, error);
+  if (fd < 0)
     return false;
-  }
   if (part_ > 0)
     close(fd_);
   fd_ = fd;
   written_ = 0;
   if (rotateKeep_ > 0 && part_ >= rotateKeep_)
-    unlink((rotateBase_ + "." + std::to_string(part_ - rotateKeep_)).c_str());
+    transport::removeOutputFile(rotateBase_ + "." + std::to_string(part_ - rotateKeep_));
   ++part_;
   return true;
 }

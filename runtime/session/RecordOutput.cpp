@@ -82,9 +82,14 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
   out->transport_.schema = &*out->schema_;
 
   if (options.traceDirectory) {
-    out->chunks_ = TraceDirectoryWriter::open(*options.traceDirectory, *out->schema_, clock, error);
-    if (!out->chunks_)
+    std::unique_ptr<TraceDirectoryWriter> trace =
+        options.newTraceDirectory
+            ? TraceDirectoryWriter::create(*options.traceDirectory, *out->schema_, clock, error)
+            : TraceDirectoryWriter::open(*options.traceDirectory, *out->schema_, clock, error);
+    if (!trace)
       return nullptr;
+    out->options_.traceDirectory = trace->path();
+    out->chunks_ = std::move(trace);
   } else {
     if (options.format == OutputFormat::Ctf) {
       out->records_ = CtfRecordSink::open(*options.ctfDirectory, *out->schema_, clock, error);

@@ -31,12 +31,15 @@ inline constexpr uint32_t kDefaultRelayBufferMb = 64;
 struct RecordOptions {
   bool netlink = false;                                    // --transport=netlink, else relay
   transport::RelayMode mode = transport::RelayMode::Block; // --mode; -F: Overwrite
-  uint32_t bufferMb = 0; // -s: all rings together; 0: kDefaultRelayBufferMb or kDefaultBufferMb
+  uint32_t bufferMb = 0;    // -s: all rings together; 0: kDefaultRelayBufferMb or kDefaultBufferMb
   uint32_t subbufSize = 0;  // --subbuf-size (netlink: message bytes); 0: from bufferMb
   uint32_t subbufCount = 0; // --num-subbuf; 0: 4
   OutputFormat format = OutputFormat::Text; // --format
   // -b: records stored as they are in this directory, for `sonde report`.
   std::optional<std::string> traceDirectory;
+  // -b without -o: traceDirectory is the name of a new directory to create,
+  // with a random suffix if it is taken (the summary names the one made).
+  bool newTraceDirectory = false;
   std::optional<std::string> ctfDirectory; // --format=ctf -o DIR
   bool verbose = false;                    // -v: per-ring lines in the summary
   // --lua: the sink that takes the decoded records instead, given the text

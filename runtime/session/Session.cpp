@@ -9,6 +9,7 @@
 #include "runtime/session/SessionRequests.h"
 #include "runtime/session/TargetProcess.h"
 #include "runtime/session/TimerScheduler.h"
+#include "runtime/transport/OutputPaths.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -214,10 +215,9 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   if (options.outputFile && !options.rotation &&
       !(options.records && options.records->traceDirectory) &&
       !(options.records && options.records->ctfDirectory)) {
-    outFd = open(options.outputFile->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    outFd = transport::openOutputFile(*options.outputFile, &error);
     if (outFd < 0) {
-      err << "sonde: cannot open output file '" << *options.outputFile
-          << "': " << std::strerror(errno) << "\n";
+      err << "sonde: -o: " << error << "\n";
       return 1;
     }
   }

@@ -56,13 +56,17 @@ bool writeAll(int fd, iovec *iov, int count) {
   return true;
 }
 
-bool writeTextFile(const std::string &path, const std::string &text, std::string *error) {
-  FILE *f = std::fopen(path.c_str(), "we");
-  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (f && std::fclose(f) != 0)
-    ok = false;
+// A new file `name` of trace directory `dirFd` holding `text`.
+bool writeTextFile(int dirFd, const std::string &dir, const std::string &name,
+                   const std::string &text, std::string *error) {
+  int fd = transport::createTraceFile(dirFd, dir, name, error);
+  if (fd < 0)
+    return false;
+  iovec all{const_cast<char *>(text.data()), text.size()};
+  bool ok = writeAll(fd, &all, 1);
+  ok = ::close(fd) == 0 && ok;
   if (!ok)
-    *error = "cannot write '" + path + "': " + std::strerror(errno);
+    *error = "cannot write '" + dir + "/" + name + "': " + std::strerror(errno);
   return ok;
 }
 
@@ -194,26 +198,26 @@ std::unique_ptr<TraceDirectoryWriter> TraceDirectoryWriter::open(const std::stri
                                                                  const TraceSchema &schema,
                                                                  const sonde_trace_clock &clock,
                                                                  std::string *error) {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    *error = "cannot create directory '" + dir + "': " + std::strerror(errno);
-    return nullptr;
-  }
-  if (DIR *d = opendir(dir.c_str())) {
-    bool empty = true;
-    while (dirent *e = readdir(d))
-      empty = empty && (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0);
-    closedir(d);
-    if (!empty) {
-      *error = "'" + dir + "' is not empty (a trace directory must be new or empty)";
-      return nullptr;
-    }
-  } else {
-    *error = "'" + dir + "' is not a directory: " + std::strerror(errno);
-    return nullptr;
-  }
-  std::unique_ptr<TraceDirectoryWriter> w(new TraceDirectoryWriter(dir));
-  if (!writeTextFile(dir + "/schema", schema.serialize(), error) ||
-      !writeTextFile(dir + "/clock", clockText(clock), error))
+  int fd = transport::openTraceDirectory(dir, error);
+  return fd < 0 ? nullptr : start(fd, dir, schema, clock, error);
+}
+
+std::unique_ptr<TraceDirectoryWriter> TraceDirectoryWriter::create(const std::string &stem,
+                                                                   const TraceSchema &schema,
+                                                                   const sonde_trace_clock &clock,
+                                                                   std::string *error) {
+  std::string name;
+  int fd = transport::createTraceDirectory(stem, &name, error);
+  return fd < 0 ? nullptr : start(fd, name, schema, clock, error);
+}
+
+std::unique_ptr<TraceDirectoryWriter> TraceDirectoryWriter::start(int dirFd, const std::string &dir,
+                                                                  const TraceSchema &schema,
+                                                                  const sonde_trace_clock &clock,
+                                                                  std::string *error) {
+  std::unique_ptr<TraceDirectoryWriter> w(new TraceDirectoryWriter(dirFd, dir));
+  if (!writeTextFile(dirFd, dir, "schema", schema.serialize(), error) ||
+      !writeTextFile(dirFd, dir, "clock", clockText(clock), error))
     return nullptr;
   return w;
 }
@@ -227,13 +231,15 @@ TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &or
   uint64_t key = (uint64_t{origin.pid} << 32) | origin.tid;
   File &f = files_[key];
   if (f.fd < 0) {
-    std::string path =
-        dir_ + "/stream-" + std::to_string(origin.pid) + "-" + std::to_string(origin.tid) + ".bin";
-    // Append: a thread's stream may end and start again (ring released, reclaimed).
-    f.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    std::string name =
+        "stream-" + std::to_string(origin.pid) + "-" + std::to_string(origin.tid) + ".bin";
+    // A new file, never an existing one: a thread's stream that ends and
+    // starts again (ring released, reclaimed) goes on in the descriptor kept here.
+    std::string error;
+    f.fd = transport::createTraceFile(dirFd_.get(), dir_, name, &error);
     if (f.fd < 0) {
       if (error_.empty())
-        error_ = "cannot write '" + path + "': " + std::strerror(errno);
+        error_ = error;
       files_.erase(key);
       return nullptr;
     }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "runtime/session/RecordStreams.h"
+#include "runtime/transport/OutputPaths.h"
 #include "runtime/transport/TraceClock.h"
 
 #include <cstdio>
@@ -26,11 +27,18 @@ inline constexpr uint32_t kTraceFrameMagic = 0x46444e53; // "SNDF" little-endian
 
 class TraceDirectoryWriter final : public ChunkSink {
 public:
-  // Creates `dir` (or takes an empty one) and writes schema and clock.
+  // Creates `dir` (or takes an empty one of yours) and writes schema and clock
+  // (transport/OutputPaths.h: nothing another user planted is followed).
   static std::unique_ptr<TraceDirectoryWriter> open(const std::string &dir,
                                                     const TraceSchema &schema,
                                                     const sonde_trace_clock &clock,
                                                     std::string *error);
+  // -b without -o: a new directory in the current one named `stem`, or `stem`
+  // with a random suffix when that name is taken; path() says which.
+  static std::unique_ptr<TraceDirectoryWriter> create(const std::string &stem,
+                                                      const TraceSchema &schema,
+                                                      const sonde_trace_clock &clock,
+                                                      std::string *error);
   ~TraceDirectoryWriter() override;
 
   void chunk(const RecordOrigin &origin, const char *data, uint32_t size) override;
@@ -39,18 +47,24 @@ public:
   bool close(std::string *error) override;
 
   uint64_t bytesWritten() const { return bytes_; }
+  const std::string &path() const { return dir_; }
 
 private:
   struct File {
     int fd = -1;
     uint64_t pendingLost = 0;
   };
-  explicit TraceDirectoryWriter(std::string dir) : dir_(std::move(dir)) {}
+  TraceDirectoryWriter(int dirFd, std::string dir) : dirFd_(dirFd), dir_(std::move(dir)) {}
+  static std::unique_ptr<TraceDirectoryWriter> start(int dirFd, const std::string &dir,
+                                                     const TraceSchema &schema,
+                                                     const sonde_trace_clock &clock,
+                                                     std::string *error);
   File *fileFor(const RecordOrigin &origin);
   void frame(File &f, const char *data, uint32_t size);
   void writeStaged();
   bool write(File &f, iovec *parts, int count);
 
+  transport::FileDescriptor dirFd_; // every file is created relative to it
   std::string dir_;
   std::map<uint64_t, File> files_; // by (pid << 32) | tid
   std::string error_;              // the first write error

@@ -1,8 +1,9 @@
 #include "runtime/transport/CtfWriter.h"
 
+#include "runtime/transport/OutputPaths.h"
+
 #include <cerrno>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -13,24 +14,6 @@ namespace sonde::transport {
 namespace {
 
 std::string systemError(const std::string &what) { return what + ": " + std::strerror(errno); }
-
-// An existing directory is taken only if empty: stale stream files of an
-// earlier trace would be read as part of this one.
-bool isEmptyDirectory(int dirFd) {
-  int fd = ::dup(dirFd);
-  DIR *dir = fd < 0 ? nullptr : ::fdopendir(fd);
-  if (!dir) {
-    if (fd >= 0)
-      ::close(fd);
-    return false;
-  }
-  bool empty = true;
-  while (dirent *entry = ::readdir(dir))
-    if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0)
-      empty = false;
-  ::closedir(dir);
-  return empty;
-}
 
 bool writeAll(int fd, const std::string &text) {
   for (size_t done = 0; done < text.size();) {
@@ -65,18 +48,11 @@ std::unique_ptr<CtfWriter> CtfWriter::open(const std::string &dir, const std::st
     *error = systemError("getrandom");
     return nullptr;
   }
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    *error = systemError("creating " + dir);
-    return nullptr;
-  }
-  int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  // A new directory or an empty one of yours (OutputPaths.h): stale stream
+  // files of an earlier trace would be read as part of this one.
+  int dirFd = openTraceDirectory(dir, error);
   if (dirFd < 0) {
-    *error = systemError("opening " + dir);
-    return nullptr;
-  }
-  if (!isEmptyDirectory(dirFd)) {
-    ::close(dirFd);
-    *error = "CTF trace directory " + dir + " is not empty";
+    *error = "CTF trace directory: " + *error;
     return nullptr;
   }
   std::unique_ptr<CtfWriter> writer(new CtfWriter(dirFd, std::move(trace)));
@@ -94,8 +70,14 @@ CtfWriter::~CtfWriter() {
 }
 
 bool CtfWriter::writeMetadata(std::string *error) {
-  // Replaced whole through a rename, so a reader never sees half a file.
-  int fd = ::openat(dirFd_, "metadata.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Replaced whole through a rename, so a reader never sees half a file; the
+  // temporary file is a new one each time (a failed write may have left one).
+  if (::unlinkat(dirFd_, "metadata.tmp", 0) != 0 && errno != ENOENT) {
+    *error = systemError("creating CTF metadata");
+    return false;
+  }
+  int fd =
+      ::openat(dirFd_, "metadata.tmp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     *error = systemError("creating CTF metadata");
     return false;
@@ -146,7 +128,8 @@ CtfStream *CtfWriter::stream(uint64_t streamId, std::string *error) {
   if (found != streams_.end())
     return found->second.get();
   std::string fileName = "stream_" + std::to_string(streamId);
-  int fd = ::openat(dirFd_, fileName.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = ::openat(dirFd_, fileName.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0644);
   if (fd < 0) {
     *error = systemError("creating CTF stream " + fileName);
     return nullptr;
