@@ -1,6 +1,5 @@
 #include "runtime/values/GlobalLayout.h"
 
-#include "runtime/values/GlobalLocks.h"
 #include "runtime/values/ScalarStats.h"
 #include "runtime/values/SegmentFormat.h"
 
@@ -190,7 +189,6 @@ void GlobalLayout::initialize(void *base) const {
   for (size_t i = 0; i < globals_.size(); ++i) {
     const GlobalDesc &d = globals_[i];
     GlobalHeader *g = globalAt(base, placements_[i].offset);
-    initGlobalLock(&g->lock);
     if (d.keyCount > 0) {
       g->kind = GlobalKind::Map;
       mapGeometry(d, limits_, *globalData<MapHeader>(g));

@@ -1,21 +1,23 @@
-// The per-global locks: robust, process-shared pthread mutexes in the segment.
+// The per-global locks: one word in each global's header (SegmentFormat.h),
+// shared by every process that maps the segment.
 //
 // A handler takes every lock it needs together, all or none, the way stap's
 // stp_lock_probe does: each attempt that finds a lock busy spends one retry of a
-// shared MAXTRYLOCK budget and waits TRYLOCKDELAY; when the budget is gone the
-// locks taken so far are released and the hit is skipped. Robust mutexes make the
-// kernel hand a dead holder's lock to the next taker with EOWNERDEAD; we then repair
-// the global (a map may be half-updated) and mark the mutex consistent, so a
-// killed target never wedges sonde. There is no robust rwlock in glibc, so readers
-// take the same mutex as writers.
+// shared MAXTRYLOCK budget and waits TRYLOCKDELAY; past the budget it sleeps on
+// the lock (futex) for a while, since the holder is nearly always a preempted
+// thread; when that runs out too, the locks taken so far are released and the hit
+// is skipped. A lock whose holder's process died (a killed target) is taken over
+// and the global repaired (a map may be half-updated), so a dead target never
+// wedges sonde. There is no shared-reader mode: readers lock like writers.
+//
+// The word holds the holder's pid, which a taker checks before trusting it: a
+// word naming no possible process is corruption (noted for sonde's segment), and
+// the hit is skipped.
 #pragma once
 
 #include "runtime/values/SegmentFormat.h"
 
 namespace sonde::values {
-
-// Initializes a robust, process-shared mutex in zeroed shared memory.
-void initGlobalLock(pthread_mutex_t *m);
 
 // See sonde_locks_take / sonde_locks_release.
 int takeGlobalLocks(void *base, const uint64_t *offsets, uint32_t count);
@@ -23,5 +25,10 @@ void releaseGlobalLocks(void *base, const uint64_t *offsets, uint32_t count);
 
 // Brings a global whose lock holder died back to a consistent state.
 void repairGlobal(GlobalHeader *g);
+
+// One attempt at a single lock, without waiting (a dead holder's lock is taken
+// over): for sonde's checks once no handler should hold any.
+enum class LockAttempt { Taken, Held, Corrupt };
+LockAttempt tryGlobalLock(GlobalHeader *g, uint32_t *holder);
 
 } // namespace sonde::values

@@ -101,7 +101,8 @@ int sonde_map_exists_wild(const sonde_map *m, const sonde_key *keys, uint32_t wi
   if (wild == 0)
     return t.find(keys) != 0;
   MapTable::Probe p = t.prepareMatch(keys, wild);
-  for (uint32_t ref = t.oldest(); ref != 0; ref = t.nextNewer(ref))
+  for (uint32_t ref = t.oldest(), n = 0; ref != 0 && n < t.header().maxEntries;
+       ref = t.nextNewer(ref), ++n)
     if (t.matches(ref, p, wild))
       return 1;
   return 0;
@@ -121,7 +122,7 @@ void sonde_map_delete_wild(sonde_map *m, const sonde_key *keys, uint32_t wild) {
     return;
   }
   MapTable::Probe p = t.prepareMatch(keys, wild);
-  for (uint32_t ref = t.oldest(); ref != 0;) {
+  for (uint32_t ref = t.oldest(), n = 0; ref != 0 && n < t.header().maxEntries; ++n) {
     uint32_t next = t.nextNewer(ref);
     if (t.matches(ref, p, wild))
       t.remove(ref);

@@ -53,29 +53,40 @@ bool sortsByString(const MapHeader &h, int32_t column) {
   return h.keyKinds[column - 1] == kKeyString;
 }
 
+// Strings compare in place, in memory other processes may write meanwhile, so
+// the order may not be consistent: heap sort (std::partial_sort) stays within
+// the array whatever the comparisons say, where std::sort's unguarded loops
+// would not; and a missing terminator stops at the buffer's end.
+int compareStored(const char *a, const char *b, uint32_t maxStringLen) {
+  return std::strncmp(a, b, maxStringLen);
+}
+
 void sortItems(const MapTable &t, const sonde_foreach_spec &spec, SortItem *items, uint32_t n,
                uint32_t keep) {
   bool desc = spec.descending != 0;
-  auto order = [&](auto better) {
+  auto order = [&](auto better, bool inPlace) {
     auto cmp = [&](const SortItem &a, const SortItem &b) {
       int c = better(a, b);
       return c != 0 ? (desc ? c > 0 : c < 0) : a.rank < b.rank;
     };
-    if (keep < n)
+    if (keep < n || inPlace)
       std::partial_sort(items, items + keep, items + n, cmp);
     else
       std::sort(items, items + n, cmp);
   };
   if (sortsByString(t.header(), spec.sort_column)) {
     uint32_t column = static_cast<uint32_t>(spec.sort_column);
+    uint32_t cap = t.header().maxStringLen;
     auto text = [&](uint32_t ref) { return column == 0 ? t.value(ref) : t.key(ref, column - 1); };
-    order([&](const SortItem &a, const SortItem &b) {
-      return std::strcmp(text(a.ref), text(b.ref));
-    });
+    order([&](const SortItem &a,
+              const SortItem &b) { return compareStored(text(a.ref), text(b.ref), cap); },
+          true);
   } else {
-    order([](const SortItem &a, const SortItem &b) {
-      return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
-    });
+    order(
+        [](const SortItem &a, const SortItem &b) {
+          return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+        },
+        false);
   }
 }
 
@@ -128,11 +139,14 @@ int foreachNext(sonde_iter *it) {
     st->current = st->items[st->pos++].ref;
     return 1;
   }
-  if (st->remaining <= 0 || st->nextRef == 0)
+  // `pos` counts the entries walked: never more than the array holds.
+  MapTable t(st->map);
+  if (st->remaining <= 0 || st->nextRef == 0 || st->pos >= t.header().maxEntries)
     return 0;
   st->current = st->nextRef;
-  st->nextRef = MapTable(st->map).nextNewer(st->current);
+  st->nextRef = t.nextNewer(st->current);
   --st->remaining;
+  ++st->pos;
   return 1;
 }
 

@@ -1,36 +1,18 @@
 #include "runtime/values/ScalarStats.h"
 
 #include "runtime/values/CurrentCpu.h"
+#include "runtime/values/ProcessIdentity.h"
 #include "runtime/values/StapArith.h"
 #include "runtime/values/StatAccumulator.h"
 
-#include <cerrno>
 #include <climits>
-#include <cstring>
 #include <ctime>
-#include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
-#include <unistd.h>
+#include <string>
 
 namespace sonde::values {
 
 namespace {
-
-// getpid() is a system call in current glibc; the slot owner id must cost a load.
-std::atomic<uint32_t> cachedPid{0};
-void refreshPid() { cachedPid.store(static_cast<uint32_t>(getpid()), std::memory_order_relaxed); }
-[[maybe_unused]] const int pidRefreshOnFork = pthread_atfork(nullptr, nullptr, refreshPid);
-
-uint32_t myPid() {
-  uint32_t pid = cachedPid.load(std::memory_order_relaxed);
-  if (__builtin_expect(pid == 0, 0)) {
-    refreshPid();
-    pid = cachedPid.load(std::memory_order_relaxed);
-  }
-  return pid;
-}
 
 int64_t monotonicNs() {
   timespec ts;
@@ -47,38 +29,15 @@ bool tryLockSlot(StatBlock *b, uint32_t me) {
 
 void unlockSlot(StatBlock *b) { b->slotLock.store(0, std::memory_order_release); }
 
-// A process that no longer runs: gone, or a zombie nobody reaped yet. Plain system
-// calls only: this may run inside a target's signal handler.
-bool processIsGone(uint32_t pid) {
-  if (kill(static_cast<pid_t>(pid), 0) != 0)
-    return errno == ESRCH;
-  char path[32] = "/proc/";
-  char digits[12];
-  int n = 0;
-  for (uint32_t v = pid; v != 0 || n == 0; v /= 10)
-    digits[n++] = static_cast<char>('0' + v % 10);
-  size_t len = std::strlen(path);
-  while (n > 0)
-    path[len++] = digits[--n];
-  std::memcpy(path + len, "/stat", 6);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  char buf[512];
-  ssize_t got = read(fd, buf, sizeof(buf) - 1);
-  close(fd);
-  if (got <= 0)
-    return false;
-  buf[got] = '\0';
-  const char *paren = std::strrchr(buf, ')');
-  return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
-}
-
-// Claims a slot whose owner process died in the middle of an update.
+// Claims a slot whose owner process died in the middle of an update (or whose
+// lock word names no process at all: damage, noted).
 bool takeOverFromDead(StatBlock *b, uint32_t me) {
   uint32_t owner = b->slotLock.load(std::memory_order_relaxed);
-  return owner != 0 && owner != me && processIsGone(owner) &&
-         b->slotLock.compare_exchange_strong(owner, me, std::memory_order_acquire,
+  if (owner == 0 || owner == me || !processIsGone(owner))
+    return false;
+  if (!plausiblePid(owner))
+    noteSegmentCorruption(b, "a per-CPU slot's lock word %u names no process", owner);
+  return b->slotLock.compare_exchange_strong(owner, me, std::memory_order_acquire,
                                              std::memory_order_relaxed);
 }
 
@@ -86,15 +45,16 @@ uint32_t wrapSlot(uint32_t s, uint32_t n) { return s < n ? s : s - n; }
 
 // Every slot was busy on the first pass: let the holders run, retry, take over the
 // slots of dead owners; nullptr once the patience is spent.
-StatBlock *lockAnySlotSlow(StatsHeader *h, uint32_t home, uint32_t me) {
+StatBlock *lockAnySlotSlow(StatsHeader *h, const StatsHeader &shape, uint32_t home, uint32_t me) {
   int64_t deadline = monotonicNs() + kWriterPatienceNs;
   for (;;) {
     sched_yield();
-    for (uint32_t i = 0; i < h->slotCount; ++i)
-      if (StatBlock *b = statsSlot(h, wrapSlot(home + i, h->slotCount)); tryLockSlot(b, me))
+    for (uint32_t i = 0; i < shape.slotCount; ++i)
+      if (StatBlock *b = statsSlot(h, shape, wrapSlot(home + i, shape.slotCount));
+          tryLockSlot(b, me))
         return b;
-    for (uint32_t i = 0; i < h->slotCount; ++i)
-      if (StatBlock *b = statsSlot(h, i); takeOverFromDead(b, me))
+    for (uint32_t i = 0; i < shape.slotCount; ++i)
+      if (StatBlock *b = statsSlot(h, shape, i); takeOverFromDead(b, me))
         return b;
     if (monotonicNs() > deadline)
       return nullptr;
@@ -120,8 +80,8 @@ template <class T> std::atomic_ref<T> atomicField(T &field) { return std::atomic
 
 // The count goes last, with release: a reader that sees a sample counted sees it
 // in sum, min, max and the buckets too.
-void overflowAdd(StatsHeader *h, int64_t v) {
-  StatBlock *b = statsSlot(h, h->slotCount);
+void overflowAdd(StatsHeader *h, const StatsHeader &shape, int64_t v) {
+  StatBlock *b = statsSlot(h, shape, shape.slotCount);
   atomicField(b->sum).fetch_add(v, std::memory_order_relaxed);
   auto min = atomicField(b->min);
   for (int64_t m = min.load(std::memory_order_relaxed); v < m;)
@@ -131,26 +91,26 @@ void overflowAdd(StatsHeader *h, int64_t v) {
   for (int64_t m = max.load(std::memory_order_relaxed); v > m;)
     if (max.compare_exchange_weak(m, v, std::memory_order_relaxed))
       break;
-  if (h->shape.histKind != SONDE_STAT_HIST_NONE)
-    atomicField(blockBuckets(b)[histogramBucket(h->shape, v)])
+  if (shape.shape.histKind != SONDE_STAT_HIST_NONE)
+    atomicField(blockBuckets(b)[histogramBucket(shape.shape, v)])
         .fetch_add(1, std::memory_order_relaxed);
   atomicField(b->count).fetch_add(1, std::memory_order_release);
 }
 
-void overflowReset(StatsHeader *h) {
-  StatBlock *b = statsSlot(h, h->slotCount);
+void overflowReset(StatsHeader *h, const StatsHeader &shape) {
+  StatBlock *b = statsSlot(h, shape, shape.slotCount);
   atomicField(b->count).store(0, std::memory_order_relaxed);
   atomicField(b->sum).store(0, std::memory_order_relaxed);
   atomicField(b->min).store(INT64_MAX, std::memory_order_relaxed);
   atomicField(b->max).store(INT64_MIN, std::memory_order_relaxed);
-  for (uint32_t i = 0; i < h->shape.buckets; ++i)
+  for (uint32_t i = 0; i < shape.shape.buckets; ++i)
     atomicField(blockBuckets(b)[i]).store(0, std::memory_order_relaxed);
 }
 
 // The overflow block enters the merge as one more CPU whose samples all sit at their
 // mean (its variance is unknown: no Welford state can be kept with atomics).
-void mergeOverflow(StatsHeader *h, SlotMerge &merge) {
-  StatBlock *b = statsSlot(h, h->slotCount);
+void mergeOverflow(StatsHeader *h, const StatsHeader &shape, SlotMerge &merge) {
+  StatBlock *b = statsSlot(h, shape, shape.slotCount);
   StatBlock scalars{};
   scalars.count = atomicField(b->count).load(std::memory_order_acquire);
   if (scalars.count == 0)
@@ -158,64 +118,84 @@ void mergeOverflow(StatsHeader *h, SlotMerge &merge) {
   scalars.sum = atomicField(b->sum).load(std::memory_order_relaxed);
   scalars.min = atomicField(b->min).load(std::memory_order_relaxed);
   scalars.max = atomicField(b->max).load(std::memory_order_relaxed);
-  scalars.avgS = stapDiv64(shiftLeft(scalars.sum, h->shape.varianceShift), scalars.count);
+  scalars.avgS = stapDiv64(shiftLeft(scalars.sum, shape.shape.varianceShift), scalars.count);
   int64_t buckets[kMaxBuckets];
-  for (uint32_t i = 0; i < h->shape.buckets; ++i)
+  for (uint32_t i = 0; i < shape.shape.buckets; ++i)
     buckets[i] = atomicField(blockBuckets(b)[i]).load(std::memory_order_relaxed);
   merge.add(scalars, buckets);
 }
 
 } // namespace
 
-void scalarStatsInit(StatsHeader *h) { overflowReset(h); }
+void scalarStatsInit(StatsHeader *h) { overflowReset(h, *h); }
 
 void scalarStatsAdd(StatsHeader *h, int64_t v) {
-  uint32_t n = h->slotCount;
+  const StatsHeader &shape = *trustedStats(h);
+  uint32_t n = shape.slotCount;
   uint32_t me = myPid();
   uint32_t home = currentCpu();
   if (home >= n)
     home %= n;
-  StatBlock *b = statsSlot(h, home);
+  StatBlock *b = statsSlot(h, shape, home);
   if (!tryLockSlot(b, me)) {
     b = nullptr;
     for (uint32_t i = 1; i < n && !b; ++i)
-      if (StatBlock *other = statsSlot(h, wrapSlot(home + i, n)); tryLockSlot(other, me))
+      if (StatBlock *other = statsSlot(h, shape, wrapSlot(home + i, n)); tryLockSlot(other, me))
         b = other;
-    if (!b && !(b = lockAnySlotSlow(h, home, me))) {
-      overflowAdd(h, v);
+    if (!b && !(b = lockAnySlotSlow(h, shape, home, me))) {
+      overflowAdd(h, shape, v);
       return;
     }
   }
-  statAdd(*b, h->shape, v);
+  statAdd(*b, shape.shape, v);
   unlockSlot(b);
 }
 
 void scalarStatsSummary(StatsHeader *h, bool withBuckets, sonde_stat_summary &out) {
+  const StatsHeader &shape = *trustedStats(h);
   uint32_t me = myPid();
-  SlotMerge merge(h->shape, withBuckets);
-  for (uint32_t i = 0; i < h->slotCount; ++i) {
-    StatBlock *b = statsSlot(h, i);
+  SlotMerge merge(shape.shape, withBuckets);
+  for (uint32_t i = 0; i < shape.slotCount; ++i) {
+    StatBlock *b = statsSlot(h, shape, i);
     bool locked = lockSlotForReader(b, me);
     merge.add(*b);
     if (locked)
       unlockSlot(b);
   }
-  mergeOverflow(h, merge);
+  mergeOverflow(h, shape, merge);
   merge.finish(out);
 }
 
 void scalarStatsClear(StatsHeader *h) {
+  const StatsHeader &shape = *trustedStats(h);
   uint32_t me = myPid();
-  for (uint32_t i = 0; i < h->slotCount; ++i) {
-    StatBlock *b = statsSlot(h, i);
+  for (uint32_t i = 0; i < shape.slotCount; ++i) {
+    StatBlock *b = statsSlot(h, shape, i);
     bool locked = lockSlotForReader(b, me);
-    statReset(*b, h->shape);
+    statReset(*b, shape.shape);
     if (locked)
       unlockSlot(b);
   }
-  overflowReset(h);
+  overflowReset(h, shape);
+}
+
+bool scalarStatsCheck(StatsHeader *h) {
+  const StatsHeader &shape = *trustedStats(h);
+  for (uint32_t i = 0; i <= shape.slotCount; ++i) {
+    StatBlock *b = statsSlot(h, shape, i);
+    uint32_t owner = b->slotLock.load(std::memory_order_relaxed);
+    if (owner != 0 && !plausiblePid(owner)) {
+      noteSegmentCorruption(b, "a per-CPU slot's lock word %u names no process", owner);
+      return false;
+    }
+    if (const char *problem = statBlockProblem(*b, shape.shape)) {
+      noteSegmentCorruption(b, std::string(problem) + " in per-CPU slot " + std::to_string(i));
+      return false;
+    }
+  }
+  return true;
 }
 
 } // namespace sonde::values
 
-extern "C" void sonde_values_forked(void) { sonde::values::refreshPid(); }
+extern "C" void sonde_values_forked(void) { sonde::values::refreshMyPid(); }

@@ -13,19 +13,28 @@
 // updates the overflow block with atomic operations instead (count, sum, min, max
 // and buckets stay exact; that sample then joins @variance through its mean only).
 // Readers wait up to kReaderPatienceNs for a live owner, then read the slot as it is.
+//
+// Only the slot values and lock words are read from the segment; slot count,
+// stride and shape come from the trusted header. A lock word naming no possible
+// process is noted as corruption (and the slot taken over).
 #pragma once
 
 #include "runtime/values/SegmentFormat.h"
+#include "runtime/values/SegmentShadow.h"
 
 namespace sonde::values {
 
 inline constexpr int64_t kWriterPatienceNs = 1'000'000;
 inline constexpr int64_t kReaderPatienceNs = 50'000'000;
 
-// Slot i (i == slotCount is the overflow block).
-inline StatBlock *statsSlot(StatsHeader *h, uint32_t i) {
+// Slot i (i == slotCount is the overflow block) of a global whose static header
+// (slot count and stride, shape) is `shape`: in sonde its own copy (SegmentShadow.h).
+inline StatBlock *statsSlot(StatsHeader *h, const StatsHeader &shape, uint32_t i) {
   return reinterpret_cast<StatBlock *>(reinterpret_cast<char *>(h) + sizeof(StatsHeader) +
-                                       uint64_t{i} * h->slotStride);
+                                       uint64_t{i} * shape.slotStride);
+}
+inline StatBlock *statsSlot(StatsHeader *h, uint32_t i) {
+  return statsSlot(h, *trustedStats(h), i);
 }
 
 // Prepares the blocks of a zeroed stats global.
@@ -39,5 +48,8 @@ void scalarStatsSummary(StatsHeader *h, bool withBuckets, sonde_stat_summary &ou
 
 // delete s.
 void scalarStatsClear(StatsHeader *h);
+
+// Checks every slot (lock word, values); false after noting the first problem.
+bool scalarStatsCheck(StatsHeader *h);
 
 } // namespace sonde::values

@@ -1,5 +1,7 @@
 #include "runtime/values/Segment.h"
 
+#include "runtime/values/SegmentShadow.h"
+
 #include <cstring>
 
 namespace sonde::values {
@@ -20,7 +22,22 @@ std::optional<Segment> Segment::create(const GlobalLayout &layout, std::string *
   h->limits = layout.limits();
   h->sessionState.store(SONDE_SESSION_STARTING);
   layout.initialize(base);
+  shadowSegment(base, size, layout);
   return Segment(std::move(*mapping));
+}
+
+Segment &Segment::operator=(Segment &&other) noexcept {
+  if (this != &other) {
+    if (base())
+      dropSegmentShadow(base());
+    mapping_ = std::move(other.mapping_);
+  }
+  return *this;
+}
+
+Segment::~Segment() {
+  if (base())
+    dropSegmentShadow(base());
 }
 
 std::optional<Segment> Segment::attach(int fd, uint64_t expectedFingerprint, std::string *error) {

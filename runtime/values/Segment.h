@@ -3,7 +3,9 @@
 // sonde creates it (a sealed memfd sized by the GlobalLayout) and hands the fd to
 // each target's agent, which attaches: every mapping, at whatever address, sees the
 // same state. The size is sealed so that no target can shrink the file under
-// sonde's mapping (which would turn sonde's reads into SIGBUS).
+// sonde's mapping (which would turn sonde's reads into SIGBUS). A created segment
+// is shadowed (SegmentShadow.h): sonde trusts its own copy of the static headers,
+// never what targets may have written over them.
 #pragma once
 
 #include "runtime/values/GlobalLayout.h"
@@ -25,7 +27,8 @@ public:
   static std::optional<Segment> attach(int fd, uint64_t expectedFingerprint, std::string *error);
 
   Segment(Segment &&) noexcept = default;
-  Segment &operator=(Segment &&) noexcept = default;
+  Segment &operator=(Segment &&other) noexcept;
+  ~Segment();
 
   // The fd of the memfd (create) or -1 (attach).
   int fd() const { return mapping_.fd(); }

@@ -8,12 +8,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <pthread.h>
 
 namespace sonde::values {
 
 inline constexpr char kSegmentMagic[8] = {'S', 'O', 'N', 'D', 'E', 'S', 'E', 'G'};
-inline constexpr uint32_t kSegmentVersion = 2;
+inline constexpr uint32_t kSegmentVersion = 3;
 inline constexpr uint64_t kSegmentHeaderSize = 16384;
 inline constexpr uint32_t kMaxKeys = 9;
 inline constexpr uint32_t kMaxAgents = 256;    // traced processes (a target and its fork children)
@@ -101,12 +100,18 @@ inline const SegmentHeader &segmentHeader(const sonde_segment *seg) {
 
 enum class GlobalKind : uint32_t { ScalarLong = 1, ScalarString = 2, ScalarStats = 3, Map = 4 };
 
-// Heads every global; its mutex guards the global (robust, process-shared).
+// Heads every global; its lock word guards the global (GlobalLocks.h): 0 when
+// free, else the holder's pid, with kLockWaiters set while someone sleeps on it.
+// Not a pthread mutex: a robust mutex links itself into its holder's robust
+// list through pointers stored in the mutex, which the other processes mapping
+// the segment could redirect into sonde's memory.
 struct alignas(64) GlobalHeader {
-  pthread_mutex_t lock;
+  std::atomic<uint32_t> lock;
+  uint32_t reserved;
   GlobalKind kind;
   uint32_t stringBytes; // ScalarString: size of its buffer (MAXSTRINGLEN)
 };
+inline constexpr uint32_t kLockWaiters = 1u << 31;
 static_assert(sizeof(GlobalHeader) == 64, "data starts 64 bytes after a global's offset");
 inline constexpr uint64_t kGlobalHeaderSize = sizeof(GlobalHeader);
 

@@ -1,6 +1,8 @@
 // C ABI: status messages, session state and the global locks.
 #include "runtime/values/GlobalLocks.h"
+#include "runtime/values/ProcessIdentity.h"
 #include "runtime/values/SegmentFormat.h"
+#include "runtime/values/SegmentShadow.h"
 #include "runtime/values/ValueAbi.h"
 
 #include <cerrno>
@@ -42,16 +44,14 @@ const char *sonde_status_text(int status) {
 }
 
 size_t sonde_map_overflow_message(const sonde_map *m, char *buf, size_t cap) {
-  const auto *h = globalData<MapHeader>(reinterpret_cast<const GlobalHeader *>(m));
+  const MapHeader *h = trustedMap(globalData<MapHeader>(reinterpret_cast<const GlobalHeader *>(m)));
   int n = h->explicitSize
               ? std::snprintf(buf, cap, "Array overflow, check size limit (%u)", h->maxEntries)
               : std::snprintf(buf, cap, "%s", sonde_status_text(SONDE_ERR_MAP_FULL));
   return n < 0 ? 0 : static_cast<size_t>(n);
 }
 
-const sonde_limits *sonde_segment_limits(const sonde_segment *seg) {
-  return &segmentHeader(seg).limits;
-}
+const sonde_limits *sonde_segment_limits(const sonde_segment *seg) { return &trustedLimits(seg); }
 
 int sonde_session_state(const sonde_segment *seg) {
   return static_cast<int>(segmentHeader(seg).sessionState.load(std::memory_order_acquire));
@@ -80,12 +80,12 @@ int sonde_session_exit_requested(const sonde_segment *seg) {
 
 int sonde_session_note_error(sonde_segment *seg) {
   SegmentHeader &h = segmentHeader(seg);
-  return crossLimit(h, h.errorCount.fetch_add(1) + 1, h.limits.max_errors);
+  return crossLimit(h, h.errorCount.fetch_add(1) + 1, trustedLimits(seg).max_errors);
 }
 
 int sonde_session_note_skipped(sonde_segment *seg) {
   SegmentHeader &h = segmentHeader(seg);
-  return crossLimit(h, h.skippedCount.fetch_add(1) + 1, h.limits.max_skipped);
+  return crossLimit(h, h.skippedCount.fetch_add(1) + 1, trustedLimits(seg).max_skipped);
 }
 
 uint64_t sonde_session_error_count(const sonde_segment *seg) {
@@ -120,7 +120,8 @@ uint32_t sonde_session_agent_count(const sonde_segment *seg) {
   for (const auto &slot : segmentHeader(seg).agentPids) {
     uint32_t pid = slot.load();
     // kill(pid, 0) also finds zombies: the caller reaps its own children first.
-    if (pid != 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH))
+    // A word past the pid range would make kill() address a process group.
+    if (plausiblePid(pid) && (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH))
       ++n;
   }
   return n;

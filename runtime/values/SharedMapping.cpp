@@ -17,6 +17,30 @@ std::nullopt_t fail(std::string *error, const std::string &doing) {
   return std::nullopt;
 }
 
+uint64_t pageSize() { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
+
+// The bytes a mapping of `size` reserves: whole pages, and one more page of
+// zeros no other process can write (readable, private), so that a string some
+// process left unterminated at the end of the file still ends there.
+uint64_t reservedBytes(uint64_t size) {
+  uint64_t page = pageSize();
+  return (size + page - 1) / page * page + page;
+}
+
+// Maps `fd` shared over the start of a reservation ending in the guard page.
+void *mapWithGuard(int fd, uint64_t size) {
+  void *area = mmap(nullptr, reservedBytes(size), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED)
+    return MAP_FAILED;
+  void *base = mmap(area, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+  if (base == MAP_FAILED) {
+    int saved = errno;
+    munmap(area, reservedBytes(size));
+    errno = saved;
+  }
+  return base;
+}
+
 } // namespace
 
 std::optional<SharedMapping> SharedMapping::create(const char *memfdName, uint64_t size,
@@ -30,7 +54,7 @@ std::optional<SharedMapping> SharedMapping::create(const char *memfdName, uint64
     close(fd);
     return std::nullopt;
   }
-  void *base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void *base = mapWithGuard(fd, size);
   if (base == MAP_FAILED) {
     fail(error, "mapping " + what);
     close(fd);
@@ -50,7 +74,7 @@ std::optional<SharedMapping> SharedMapping::map(int fd, uint64_t minSize, const 
       *error = what + " is too small";
     return std::nullopt;
   }
-  void *base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void *base = mapWithGuard(fd, size);
   if (base == MAP_FAILED)
     return fail(error, "mapping " + what);
   return SharedMapping(-1, base, size);
@@ -80,7 +104,7 @@ SharedMapping::~SharedMapping() { release(); }
 
 void SharedMapping::release() {
   if (base_)
-    munmap(base_, size_);
+    munmap(base_, reservedBytes(size_));
   if (fd_ >= 0)
     close(fd_);
   base_ = nullptr;

@@ -2,6 +2,8 @@
 // (the script state Segment, the relay channel). sonde creates it sealed at its
 // size, so no target can shrink the file under another mapping (SIGBUS); a target
 // maps it from the inherited fd. Owns the mapping, and the fd it created.
+// Every mapping is followed by a private page of zeros: reading past the end
+// of a string other processes left unterminated stops there.
 #pragma once
 
 #include <cstdint>

@@ -80,6 +80,23 @@ void summarizeEntry(const StatBlock &b, const StatShape &shape, bool withBuckets
     std::memcpy(out.buckets, blockBuckets(&b), 8ull * shape.buckets);
 }
 
+const char *statBlockProblem(const StatBlock &b, const StatShape &shape) {
+  if (b.count < 0)
+    return "a stats value has a negative count";
+  if (b.count > 0 && b.min > b.max)
+    return "a stats value has its minimum above its maximum";
+  if (shape.histKind == SONDE_STAT_HIST_NONE)
+    return nullptr;
+  int64_t total = 0;
+  for (uint32_t i = 0; i < shape.buckets; ++i) {
+    int64_t n = blockBuckets(&b)[i];
+    if (n < 0)
+      return "a histogram bucket has a negative count";
+    total = wrapAdd(total, n);
+  }
+  return total == b.count ? nullptr : "a histogram's buckets do not add up to its count";
+}
+
 int extractStat(const sonde_stat_summary &s, int32_t extractor, int64_t *out) {
   switch (extractor) {
   case SONDE_STAT_COUNT: *out = s.count; return SONDE_OK;

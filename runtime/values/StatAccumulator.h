@@ -34,6 +34,11 @@ private:
 void summarizeEntry(const StatBlock &b, const StatShape &shape, bool withBuckets,
                     sonde_stat_summary &out);
 
+// What makes a block impossible for stap's arithmetic to have produced (a
+// negative count or bucket, min above max, buckets that do not add up to the
+// count), or null: a check for blocks other processes could have written.
+const char *statBlockProblem(const StatBlock &b, const StatShape &shape);
+
 // @count ... @variance of a summary; SONDE_ERR_EMPTY_AGGREGATE as stap's translator.
 int extractStat(const sonde_stat_summary &s, int32_t extractor, int64_t *out);
 
