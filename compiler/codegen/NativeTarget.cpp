@@ -98,7 +98,8 @@ public:
   }
 
   void appendString(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *src, uint32_t cap) override {
-    llvm::Value *len = b.CreateCall(SONDE_RT(b, strlen), {dst}, "dstlen");
+    // Bounded: `dst` may be a string global another process left unterminated.
+    llvm::Value *len = b.CreateCall(SONDE_RT(b, strnlen), {dst, b.getInt64(cap - 1)}, "dstlen");
     llvm::Value *room = b.CreateSub(b.getInt64(cap - 1), len, "room");
     llvm::Value *n = b.CreateCall(SONDE_RT(b, strnlen), {src, room}, "srclen");
     llvm::Value *end = b.CreateInBoundsGEP(b.getInt8Ty(), dst, len);
