@@ -29,9 +29,8 @@ RecordWriter::~RecordWriter() {
 void RecordWriter::writeText(const char *text) {
   const sonde_record_desc &desc = transport_.schema->table()[TraceSchema::kTextId];
   // A record must fit a sub-buffer (a netlink message): longer text goes in pieces.
-  size_t piece = (transport_.relay ? transport_.relay->header().subbufSize
-                                   : transport::kNetlinkMaxMessageBytes) /
-                 2;
+  size_t piece =
+      (transport_.relay ? transport_.relay->subbufSize() : transport::kNetlinkMaxMessageBytes) / 2;
   size_t n = std::strlen(text);
   SondeFormatArg arg;
   if (n <= piece) {

@@ -4,13 +4,20 @@
 
 #include <cerrno>
 #include <cstring>
+#include <linux/netlink.h>
 #include <poll.h>
+#include <string>
 #include <sys/socket.h>
 
 namespace sonde::transport {
 
 NetlinkConsumer::NetlinkConsumer(const NetlinkChannel &channel)
-    : channel_(channel), buffer_(kNetlinkHeadersSize + kNetlinkMaxMessageBytes) {}
+    : channel_(channel), buffer_(kNetlinkHeadersSize + kNetlinkMaxMessageBytes) {
+  sockaddr_nl self{};
+  socklen_t len = sizeof self;
+  if (getsockname(channel.fd(), reinterpret_cast<sockaddr *>(&self), &len) == 0)
+    senderPort_ = self.nl_pid;
+}
 
 size_t NetlinkConsumer::poll(const Sink &sink) {
   size_t calls = 0;
@@ -19,7 +26,10 @@ size_t NetlinkConsumer::poll(const Sink &sink) {
     return 0;
   for (;;) {
     // MSG_TRUNC: the result is the message's real length, even when longer.
-    ssize_t n = recv(fd, buffer_.data(), buffer_.size(), MSG_DONTWAIT | MSG_TRUNC);
+    sockaddr_nl from{};
+    socklen_t fromLength = sizeof from;
+    ssize_t n = recvfrom(fd, buffer_.data(), buffer_.size(), MSG_DONTWAIT | MSG_TRUNC,
+                         reinterpret_cast<sockaddr *>(&from), &fromLength);
     if (n < 0) {
       if (errno == EINTR)
         continue;
@@ -28,6 +38,11 @@ size_t NetlinkConsumer::poll(const Sink &sink) {
         continue;
       }
       return calls; // EAGAIN: the queue is empty
+    }
+    // Any local process may send to our port: only the sending socket is ours.
+    if (senderPort_ != 0 && from.nl_pid != senderPort_) {
+      ++totals_.malformed;
+      continue;
     }
     NetlinkBatch batch;
     if (!accept(uint32_t(n), &batch)) {
@@ -41,8 +56,11 @@ size_t NetlinkConsumer::poll(const Sink &sink) {
 
 // Checks the message in buffer_ (of `length` bytes) and accounts for it.
 bool NetlinkConsumer::accept(uint32_t length, NetlinkBatch *batch) {
-  if (length < kNetlinkHeadersSize || length > buffer_.size())
+  if (length < kNetlinkHeadersSize || length > buffer_.size()) {
+    corruption_.note("a netlink message from the traced processes' socket has " +
+                     std::to_string(length) + " bytes, no batch's size");
     return false;
+  }
   nlmsghdr nl;
   NetlinkBatchHeader h;
   std::memcpy(&nl, buffer_.data(), sizeof nl);
@@ -50,9 +68,18 @@ bool NetlinkConsumer::accept(uint32_t length, NetlinkBatch *batch) {
   uint32_t size = length - kNetlinkHeadersSize;
   if (nl.nlmsg_len != length || nl.nlmsg_type != kNetlinkMessageType || h.magic != kNetlinkMagic ||
       h.version != kNetlinkVersion || h.headerSize != sizeof h || h.records > size ||
-      (h.records == 0) != (size == 0))
+      (h.records == 0) != (size == 0)) {
+    corruption_.note("a netlink message of " + std::to_string(length) +
+                     " bytes from the traced processes' socket has a malformed header");
     return false;
+  }
   NetlinkStreamId id{h.pid, h.tid, h.generation};
+  if (streams_.size() >= kMaxNetlinkStreams && !streams_.count(id)) {
+    corruption_.note("netlink messages name more than " + std::to_string(kMaxNetlinkStreams) +
+                     " producer streams (the last pid " + std::to_string(h.pid) + " tid " +
+                     std::to_string(h.tid) + ")");
+    return false;
+  }
   StreamState &stream = streams_[id];
   if (h.seq < stream.nextSeq)
     return false; // a replay: never deliver records twice

@@ -2,9 +2,16 @@
 // message without blocking, checks it (malformed ones are counted and skipped),
 // and hands the sink each batch with its stream's identity; records are opaque
 // bytes, whole and in the order their producer wrote them.
+//
+// Only messages from the channel's own sending socket (the one traced processes
+// inherit) are taken; others are counted malformed. A malformed message from
+// that socket, or more streams than kMaxNetlinkStreams, means a traced process
+// wrote garbage on it: the damage is noted (corruption()) for the session to
+// end on, and the message skipped.
 #pragma once
 
 #include "runtime/transport/NetlinkChannel.h"
+#include "runtime/values/CorruptionLatch.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +42,9 @@ struct NetlinkBatch {
   uint32_t size;
 };
 
+// More producer streams than this is no traced process's doing.
+inline constexpr size_t kMaxNetlinkStreams = 1 << 16;
+
 struct NetlinkTotals {
   uint64_t recordsDelivered = 0;
   uint64_t recordsLost = 0;     // the sum of the messages' `lost`
@@ -59,6 +69,8 @@ public:
   const NetlinkTotals &totals() const { return totals_; }
   // Records lost by one stream so far (its messages' `lost`).
   uint64_t streamLost(const NetlinkStreamId &stream) const;
+  // The first damage found in what the traced processes sent, if any.
+  const values::CorruptionLatch &corruption() const { return corruption_; }
 
 private:
   bool accept(uint32_t length, NetlinkBatch *batch);
@@ -69,9 +81,11 @@ private:
   };
 
   const NetlinkChannel &channel_;
+  uint32_t senderPort_ = 0; // the sending socket's port: where every message comes from
   std::vector<char> buffer_;
   std::map<NetlinkStreamId, StreamState> streams_;
   NetlinkTotals totals_;
+  values::CorruptionLatch corruption_;
 };
 
 } // namespace sonde::transport

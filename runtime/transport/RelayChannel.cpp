@@ -87,7 +87,7 @@ std::optional<RelayChannel> RelayChannel::create(const RelayConfig &config, std:
   h->ringsOffset = l.ringsOffset;
   h->slotsOffset = l.slotsOffset;
   h->dataOffset = l.dataOffset;
-  RelayChannel channel(std::move(*mapping));
+  RelayChannel channel(std::move(*mapping), config);
   for (uint32_t r = 0; r < config.ringCount; ++r) {
     new (&channel.ring(r)) RelayRingHeader{};
     for (uint32_t s = 0; s < config.subbufCount; ++s)
@@ -109,31 +109,64 @@ std::optional<RelayChannel> RelayChannel::attach(int fd, std::string *error) {
     problem = "not a sonde relay channel";
   else if (h->version != kRelayVersion)
     problem = "relay channel version mismatch";
-  else if (checkConfig(shape) != nullptr || h->totalSize != size ||
-           layoutFor(h->subbufSize, h->subbufCount, h->ringCount).totalSize != size)
+  else if (checkConfig(shape) != nullptr || h->totalSize != size)
+    problem = "relay channel header is inconsistent";
+  else if (Layout l = layoutFor(h->subbufSize, h->subbufCount, h->ringCount);
+           l.totalSize != size || h->ringsOffset != l.ringsOffset ||
+           h->slotsOffset != l.slotsOffset || h->dataOffset != l.dataOffset)
     problem = "relay channel header is inconsistent";
   if (problem)
     return fail<RelayChannel>(error, problem);
-  return RelayChannel(std::move(*mapping));
+  return RelayChannel(std::move(*mapping), shape);
+}
+
+RelayChannel::RelayChannel(values::SharedMapping mapping, const RelayConfig &config)
+    : mapping_(std::move(mapping)), config_(config) {
+  Layout l = layoutFor(config.subbufSize, config.subbufCount, config.ringCount);
+  ringsOffset_ = l.ringsOffset;
+  slotsOffset_ = l.slotsOffset;
+  dataOffset_ = l.dataOffset;
+  slotStride_ = slotStride(config.subbufCount);
+}
+
+const char *RelayChannel::overwrittenHeaderField() const {
+  const RelayHeader &h = header();
+  if (std::memcmp(h.magic, kRelayMagic, sizeof(h.magic)) != 0)
+    return "magic";
+  if (h.version != kRelayVersion)
+    return "version";
+  if (h.mode != config_.mode)
+    return "mode";
+  if (h.subbufSize != config_.subbufSize)
+    return "subbufSize";
+  if (h.subbufCount != config_.subbufCount)
+    return "subbufCount";
+  if (h.ringCount != config_.ringCount)
+    return "ringCount";
+  if (h.totalSize != mapping_.size())
+    return "totalSize";
+  if (h.blockTimeoutNs != config_.blockTimeoutNs)
+    return "blockTimeoutNs";
+  if (h.ringsOffset != ringsOffset_ || h.slotsOffset != slotsOffset_ || h.dataOffset != dataOffset_)
+    return "offsets";
+  return nullptr;
 }
 
 RelayRingHeader &RelayChannel::ring(uint32_t r) const {
-  auto *rings = reinterpret_cast<RelayRingHeader *>(static_cast<char *>(mapping_.base()) +
-                                                    header().ringsOffset);
+  auto *rings =
+      reinterpret_cast<RelayRingHeader *>(static_cast<char *>(mapping_.base()) + ringsOffset_);
   return rings[r];
 }
 
 RelaySlotHeader &RelayChannel::slot(uint32_t r, uint32_t subbuf) const {
-  const RelayHeader &h = header();
   auto *slots =
-      reinterpret_cast<RelaySlotHeader *>(static_cast<char *>(mapping_.base()) + h.slotsOffset);
-  return slots[r * slotStride(h.subbufCount) + (subbuf & (h.subbufCount - 1))];
+      reinterpret_cast<RelaySlotHeader *>(static_cast<char *>(mapping_.base()) + slotsOffset_);
+  return slots[r * slotStride_ + (subbuf & (config_.subbufCount - 1))];
 }
 
 char *RelayChannel::slotData(uint32_t r, uint32_t subbuf) const {
-  const RelayHeader &h = header();
-  uint64_t index = uint64_t{r} * h.subbufCount + (subbuf & (h.subbufCount - 1));
-  return static_cast<char *>(mapping_.base()) + h.dataOffset + index * h.subbufSize;
+  uint64_t index = uint64_t{r} * config_.subbufCount + (subbuf & (config_.subbufCount - 1));
+  return static_cast<char *>(mapping_.base()) + dataOffset_ + index * config_.subbufSize;
 }
 
 int RelayChannel::claimRing() const {
@@ -169,7 +202,7 @@ RelayCounters RelayChannel::ringCounters(uint32_t r) const {
   const RelaySlotHeader &open = slot(r, head);
   if (open.subbuf.load(std::memory_order_acquire) == head) {
     c.recordsWritten += open.records.load(std::memory_order_relaxed);
-    c.bytesWritten += std::min(open.used.load(std::memory_order_relaxed), header().subbufSize);
+    c.bytesWritten += std::min(open.used.load(std::memory_order_relaxed), config_.subbufSize);
   }
   return c;
 }

@@ -41,9 +41,19 @@ public:
   // The memfd (create) or -1 (attach).
   int fd() const { return mapping_.fd(); }
   uint64_t size() const { return mapping_.size(); }
+  // The shared header: only its dynamic fields (wake-ups, stall flag, losses
+  // without a ring) are read there; the geometry below is this mapping's own
+  // copy, taken at create() or checked at attach(), since every process that
+  // maps the channel can write the header.
   RelayHeader &header() const { return *static_cast<RelayHeader *>(mapping_.base()); }
-  RelayMode mode() const { return header().mode; }
-  uint32_t ringCount() const { return header().ringCount; }
+  const RelayConfig &config() const { return config_; }
+  RelayMode mode() const { return config_.mode; }
+  uint32_t ringCount() const { return config_.ringCount; }
+  uint32_t subbufSize() const { return config_.subbufSize; }
+  uint32_t subbufCount() const { return config_.subbufCount; }
+  // The header's static fields still as this mapping knows them: null, or
+  // the name of the first one overwritten.
+  const char *overwrittenHeaderField() const;
   RelayRingHeader &ring(uint32_t r) const;
   RelaySlotHeader &slot(uint32_t r, uint32_t subbuf) const;
   char *slotData(uint32_t r, uint32_t subbuf) const;
@@ -59,9 +69,11 @@ public:
   RelayCounters totals() const;
 
 private:
-  explicit RelayChannel(values::SharedMapping mapping) : mapping_(std::move(mapping)) {}
+  RelayChannel(values::SharedMapping mapping, const RelayConfig &config);
 
   values::SharedMapping mapping_;
+  RelayConfig config_;
+  uint64_t ringsOffset_, slotsOffset_, dataOffset_, slotStride_;
 };
 
 } // namespace sonde::transport

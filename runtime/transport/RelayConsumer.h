@@ -1,13 +1,23 @@
 // The reader of a relay channel: one thread in sonde. It hands the sink each
 // ring's committed bytes (whole records, back to back, in the order the ring's
 // producer wrote them; never padding) and frees sub-buffers for the producers.
+//
+// The rings are writable by every traced process, so what it reads there is
+// checked first: the header's static fields against the channel's own copy, a
+// producer's sub-buffer number against the consumer's own (never more than the
+// ring holds ahead), each slot's number and byte count. A ring that fails is
+// damaged: it is never read again, and the damage is noted (corruption()) for
+// the session to end on; what was handed over before stays as it was.
 #pragma once
 
 #include "runtime/transport/RelayChannel.h"
+#include "runtime/values/CorruptionLatch.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace sonde::transport {
@@ -32,6 +42,8 @@ public:
   // Sleeps until a producer hands over a sub-buffer, at most timeoutNs. Returns
   // whether one is waiting.
   bool wait(uint64_t timeoutNs);
+  // The first damage found in the channel, if any.
+  const values::CorruptionLatch &corruption() const { return corruption_; }
   // At the end (producers may be gone): full and partly filled sub-buffers of
   // every ring. In overwrite mode, the same as dumpRecent().
   size_t flushAll(const Sink &sink);
@@ -42,12 +54,22 @@ public:
 
 private:
   size_t drainRing(uint32_t r, bool partial, const Sink &sink);
-  void releaseSubbuf(RelayRingHeader &ring, uint32_t next);
+  void releaseSubbuf(uint32_t r, uint32_t next);
   bool anyFull() const;
 
+  // False (and every ring damaged) once the header's static fields changed.
+  bool headerIntact();
+  // Notes damage of ring r and stops reading it.
+  void damage(uint32_t r, const std::string &what);
+  // A committed byte count read from a slot, or nullopt (damage noted).
+  std::optional<uint32_t> usedBytes(uint32_t r, uint32_t subbuf, const RelaySlotHeader &s);
   const RelayChannel &channel_;
   std::vector<uint32_t> readOffset_; // per ring: bytes of sub-buffer `tail` already read
+  std::vector<uint32_t> tail_;       // per ring: the next sub-buffer to read (ours, not shared)
   std::vector<char> copy_;
+  std::vector<uint8_t> damaged_;     // per ring: never read again
+  bool headerDamaged_ = false;
 };
+  values::CorruptionLatch corruption_;
 
 } // namespace sonde::transport

@@ -29,7 +29,7 @@ char *RelayProducer::reserveSlow(uint32_t bytes) {
     channel_.header().unclaimedLost.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
-  if (bytes > channel_.header().subbufSize)
+  if (bytes > channel_.subbufSize())
     return lose();
   if (slot_ && bytes <= room()) {
     pending_ = bytes;
@@ -68,7 +68,7 @@ void RelayProducer::adoptOpenSubbuf() {
   RelaySlotHeader &s = channel_.slot(uint32_t(ringIndex_), head_);
   if (s.subbuf.load(std::memory_order_acquire) != head_)
     return;
-  enterSubbuf(s, std::min(s.used.load(std::memory_order_relaxed), channel_.header().subbufSize));
+  enterSubbuf(s, std::min(s.used.load(std::memory_order_relaxed), channel_.subbufSize()));
   // Its stream's time state is the dead owner's: start ours with a full timestamp.
   cursor_.stream.started = 0;
 }
@@ -80,7 +80,7 @@ void RelayProducer::enterSubbuf(RelaySlotHeader &slot, uint32_t used) {
   cursor_.used = reinterpret_cast<uint32_t *>(&slot.used);
   cursor_.records = reinterpret_cast<uint32_t *>(&slot.records);
   cursor_.limit = nullptr; // until the first record
-  end_ = cursor_.base + channel_.header().subbufSize;
+  end_ = cursor_.base + channel_.subbufSize();
 }
 
 void RelayProducer::leaveSubbuf() {
@@ -90,15 +90,15 @@ void RelayProducer::leaveSubbuf() {
 }
 
 bool RelayProducer::openSubbuf() {
-  const RelayHeader &h = channel_.header();
-  if (h.mode != RelayMode::Overwrite) {
+  const RelayConfig &c = channel_.config();
+  if (c.mode != RelayMode::Overwrite) {
     uint32_t tail = ring_->tail.load(std::memory_order_acquire);
-    if (head_ - tail >= h.subbufCount && !waitForRoom())
+    if (head_ - tail >= c.subbufCount && !waitForRoom())
       return false;
   }
   RelaySlotHeader &s = channel_.slot(uint32_t(ringIndex_), head_);
-  if (h.mode == RelayMode::Overwrite &&
-      s.subbuf.load(std::memory_order_relaxed) == head_ - h.subbufCount) {
+  if (c.mode == RelayMode::Overwrite &&
+      s.subbuf.load(std::memory_order_relaxed) == head_ - c.subbufCount) {
     overwritten_ += s.records.load(std::memory_order_relaxed);
     ring_->recordsOverwritten.store(overwritten_, std::memory_order_relaxed);
   }
@@ -118,14 +118,15 @@ bool RelayProducer::openSubbuf() {
 // until it releases something: a dead consumer never hangs the target.
 bool RelayProducer::waitForRoom() {
   RelayHeader &h = channel_.header();
-  if (h.mode != RelayMode::Block || h.consumerStalled.load(std::memory_order_relaxed))
+  const RelayConfig &c = channel_.config();
+  if (c.mode != RelayMode::Block || h.consumerStalled.load(std::memory_order_relaxed))
     return false;
-  uint64_t deadline = monotonicNs() + h.blockTimeoutNs;
+  uint64_t deadline = monotonicNs() + c.blockTimeoutNs;
   bool room = false;
   ring_->producerWaiting.store(1, std::memory_order_seq_cst);
   for (;;) {
     uint32_t tail = ring_->tail.load(std::memory_order_seq_cst);
-    if (head_ - tail < h.subbufCount) {
+    if (head_ - tail < c.subbufCount) {
       room = true;
       break;
     }
@@ -156,7 +157,7 @@ void RelayProducer::publish() {
   // (it sleeps only when no sub-buffer is full, and at most its poll interval).
   RelayHeader &h = channel_.header();
   uint32_t full = head_ - ring_->tail.load(std::memory_order_relaxed);
-  if (full < wakeWatermark(h.subbufCount))
+  if (full < wakeWatermark(channel_.subbufCount()))
     return;
   h.wakeSeq.fetch_add(1, std::memory_order_seq_cst);
   if (h.consumerWaiting.load(std::memory_order_seq_cst))

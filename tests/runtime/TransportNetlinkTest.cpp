@@ -96,12 +96,18 @@ NetlinkProducerCounters sum(const std::vector<NetlinkProducerCounters> &all) {
 }
 
 // Sends raw bytes to the channel's consumer from a socket of its own.
+// Sends raw bytes: on the channel's own sending socket (what a traced process
+// inherits), or on a socket of its own connected to the consumer's port (any
+// other local process).
 class RawSender {
 public:
-  explicit RawSender(const NetlinkChannel &channel)
-      : fd_(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_USERSOCK)) {
+  explicit RawSender(const NetlinkChannel &channel, bool foreign = false)
+      : fd_(foreign ? socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_USERSOCK)
+                    : dup(channel.fd())) {
     int bytes = 256 * 1024;
     setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+    if (!foreign)
+      return;
     sockaddr_nl peer{};
     peer.nl_family = AF_NETLINK;
     peer.nl_pid = channel.port();
@@ -269,6 +275,55 @@ TEST(TransportNetlink, MalformedMessagesAreCountedAndSkipped) {
   EXPECT_EQ(delivery.count[1], 1u);
   EXPECT_EQ(delivery.malformed, 0u);
   EXPECT_EQ(delivery.disorder, 0u);
+  // Garbage on the traced processes' own socket is their damage: noted, once.
+  ASSERT_TRUE(consumer.corruption().tripped());
+  EXPECT_EQ(consumer.corruption().what(),
+            "a netlink message from the traced processes' socket has 1 bytes, no batch's size");
+}
+
+// Any local process can send to the consumer's port: what does not come from
+// the channel's sending socket is not delivered (and is no traced process's
+// damage); what does still is.
+TEST(TransportNetlink, MessagesFromOtherSocketsAreNotDelivered) {
+  NetlinkChannel channel = makeChannel({RelayMode::Block, 4 << 20, 4096, 1'000'000'000});
+  NetlinkConsumer consumer(channel);
+  RawSender stranger(channel, true);
+  stranger.send(message(0, 2, 0));
+  stranger.send(std::vector<char>(100, '\xff'));
+  RawSender own(channel);
+  own.send(message(0, 1, 0));
+  Delivery delivery(1, true);
+  consumer.poll(delivery.sink());
+  EXPECT_EQ(consumer.totals().malformed, 2u);
+  EXPECT_EQ(consumer.totals().messages, 1u);
+  EXPECT_EQ(delivery.count[0], 1u);
+  EXPECT_FALSE(consumer.corruption().tripped());
+}
+
+// A stream id is the sender's to choose: past kMaxNetlinkStreams of them the
+// consumer keeps no more state, and says why.
+TEST(TransportNetlink, MoreStreamsThanAnyTargetHasAreRefused) {
+  NetlinkChannel channel = makeChannel({RelayMode::Block, 64 << 20, 4096, 1'000'000'000});
+  NetlinkConsumer consumer(channel);
+  RawSender own(channel);
+  Delivery delivery(1, false);
+  std::vector<char> bytes = message(0, 0, 0);
+  for (uint32_t stream = 0; stream <= kMaxNetlinkStreams; ++stream) {
+    NetlinkBatchHeader h;
+    std::memcpy(&h, bytes.data() + sizeof(nlmsghdr), sizeof h);
+    h.generation = stream;
+    h.lost = 1;
+    std::memcpy(bytes.data() + sizeof(nlmsghdr), &h, sizeof h);
+    own.send(bytes);
+    if (stream % 1024 == 0)
+      consumer.poll(delivery.sink());
+  }
+  consumer.poll(delivery.sink());
+  EXPECT_EQ(consumer.totals().messages, kMaxNetlinkStreams);
+  EXPECT_EQ(consumer.totals().malformed, 1u);
+  ASSERT_TRUE(consumer.corruption().tripped());
+  EXPECT_NE(consumer.corruption().what().find("more than 65536 producer streams"),
+            std::string::npos);
 }
 
 TEST(TransportNetlink, ConsumerGoneInBlockModeLosesRecordsWithoutHanging) {
