@@ -130,12 +130,12 @@ size_t RelayConsumer::dumpRecent(const Sink &sink) {
 }
 
 size_t RelayConsumer::drainRing(uint32_t r, bool partial, const Sink &sink) {
+  if (damaged_[r])
+    return 0;
   RelayRingHeader &ring = channel_.ring(r);
   uint32_t tail = tail_[r];
   uint32_t head = ring.head.load(std::memory_order_acquire);
   uint32_t &offset = readOffset_[r];
-  if (damaged_[r])
-    return 0;
   if (head - tail > channel_.subbufCount()) {
     damage(r, "its producer is at sub-buffer " + std::to_string(head) + ", more than " +
                   std::to_string(channel_.subbufCount()) + " ahead of the consumer's " +
@@ -192,13 +192,13 @@ void RelayConsumer::releaseSubbuf(uint32_t r, uint32_t next) {
     h.consumerStalled.store(0, std::memory_order_relaxed);
 }
 
+// A ring is read up to what its producer handed over: the consumer's own tail
+// against the shared head (a damaged ring never again).
 bool RelayConsumer::anyFull() const {
   for (uint32_t r = 0; r < channel_.ringCount(); ++r) {
     if (damaged_[r])
       continue;
     if (channel_.ring(r).head.load(std::memory_order_seq_cst) != tail_[r])
-// A ring is read up to what its producer handed over: the consumer's own tail
-// against the shared head (a damaged ring never again).
       return true;
   }
   return false;

@@ -56,20 +56,20 @@ private:
   size_t drainRing(uint32_t r, bool partial, const Sink &sink);
   void releaseSubbuf(uint32_t r, uint32_t next);
   bool anyFull() const;
-
   // False (and every ring damaged) once the header's static fields changed.
   bool headerIntact();
   // Notes damage of ring r and stops reading it.
   void damage(uint32_t r, const std::string &what);
   // A committed byte count read from a slot, or nullopt (damage noted).
   std::optional<uint32_t> usedBytes(uint32_t r, uint32_t subbuf, const RelaySlotHeader &s);
+
   const RelayChannel &channel_;
-  std::vector<uint32_t> readOffset_; // per ring: bytes of sub-buffer `tail` already read
   std::vector<uint32_t> tail_;       // per ring: the next sub-buffer to read (ours, not shared)
-  std::vector<char> copy_;
+  std::vector<uint32_t> readOffset_; // per ring: bytes of sub-buffer `tail` already read
   std::vector<uint8_t> damaged_;     // per ring: never read again
   bool headerDamaged_ = false;
-};
+  std::vector<char> copy_;
   values::CorruptionLatch corruption_;
+};
 
 } // namespace sonde::transport
