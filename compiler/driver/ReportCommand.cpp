@@ -97,6 +97,7 @@ public:
   }
   void flush() override { next_.flush(); }
   bool close(std::string *error) override { return next_.close(error); }
+  uint64_t recordsNotWritten() const override { return next_.recordsNotWritten(); }
   uint64_t events = 0, lostRecords = 0;
 
 private:
@@ -115,6 +116,8 @@ int runReportCommand(int argc, char **argv, std::ostream &, std::ostream &err) {
     err << "sonde report: " << error << "\n";
     return 1;
   }
+  for (const std::string &warning : trace->warnings)
+    err << "sonde report: WARNING: " << warning << "\n";
   int fd = STDOUT_FILENO;
   if (!o.output.empty() && o.format != "ctf") {
     fd = transport::openOutputFile(o.output, &error);
@@ -124,12 +127,14 @@ int runReportCommand(int argc, char **argv, std::ostream &, std::ostream &err) {
     }
   }
   session::OutputSink text(fd);
+  if (fd != STDOUT_FILENO)
+    text.adopt(o.output); // named in messages, closed by text.close()
   std::unique_ptr<session::RecordSink> sink;
   if (o.format == "ctf")
     sink = session::CtfRecordSink::open(o.output, *trace->schema, trace->clock, &error);
   else if (o.format == "json")
     sink = std::make_unique<session::JsonRecordSink>(
-        trace->clock, [&text](const char *d, size_t n) { text.write(d, n); });
+        trace->clock, [&text](const char *d, size_t n) { return text.write(d, n); });
   else
     sink = std::make_unique<session::TextRecordSink>(text);
   if (!sink) {
@@ -154,14 +159,29 @@ int runReportCommand(int argc, char **argv, std::ostream &, std::ostream &err) {
     err << "sonde report: " << error << "\n";
   std::string closeError;
   if (!counted.close(&closeError)) {
-    err << "sonde report: " << closeError << "\n";
+    err << "sonde report: ERROR: " << closeError << "\n";
     ok = false;
   }
-  if (fd != STDOUT_FILENO)
-    close(fd);
-  if (counted.lostRecords > 0)
-    err << "sonde report: WARNING: " << counted.lostRecords
+  text.close();
+  if (std::string failure = text.failure(); !failure.empty()) {
+    err << "sonde report: ERROR: " << failure << "\n";
+    ok = false;
+  }
+  if (uint64_t notWritten = counted.recordsNotWritten(); notWritten > 0)
+    err << "sonde report: ERROR: " << notWritten << " of " << counted.events
+        << " records were not written (write error)\n";
+  // The trace's own account of what it lacks.
+  for (const std::string &damage : trace->damage) {
+    err << "sonde report: ERROR: " << damage << "\n";
+    ok = false;
+  }
+  uint64_t lost = counted.lostRecords + trace->unattributedLost;
+  if (lost > 0)
+    err << "sonde report: WARNING: " << lost
         << " records were lost while recording (the transport's count)\n";
+  if (trace->notWritten > 0)
+    err << "sonde report: WARNING: " << trace->notWritten
+        << " records were not written to the trace while recording (write error)\n";
   if (o.verbose)
     err << "sonde report: " << counted.events << " records from " << trace->streams.size()
         << " streams\n";

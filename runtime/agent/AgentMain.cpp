@@ -316,6 +316,9 @@ std::string start(const Contract &c) {
         sonde_trace_clock_tsc_invariant() ? SONDE_CLOCK_TSC : SONDE_CLOCK_MONOTONIC;
     a->rt.records = &a->records;
   }
+  // Output this process cannot write, and netlink records it drops, are
+  // counted where sonde reads them at the end of the run.
+  session::countOutputLossesInSegment(a->rt);
   agent = a;
   a = nullptr; // the session owns it now
   Agent *self = agent;

@@ -60,8 +60,10 @@ bool CtfRecordSink::define(uint32_t id, const TraceEventType &type) {
 }
 
 void CtfRecordSink::event(const TraceEvent &e) {
-  if (!error_.empty())
+  if (!error_.empty()) {
+    ++dropped_;
     return;
+  }
   const TraceEventType &type = *e.type;
   if (!defined_.count(e.id) && !define(e.id, type)) {
     fail();
@@ -94,12 +96,14 @@ void CtfRecordSink::event(const TraceEvent &e) {
 }
 
 void CtfRecordSink::lost(const RecordOrigin &origin, uint64_t count) {
-  if (error_.empty() && !writer_->discarded(origin.stream, count, &error_))
-    fail();
+  if (error_.empty() && !writer_->discarded(origin.stream, count, &error_) && error_.empty())
+    error_ = "CTF trace write failed";
 }
 
-// error_ holds the writer's reason; later events are dropped, close() reports it.
+// error_ holds the writer's reason; this event and later ones are dropped
+// (counted), close() reports it.
 void CtfRecordSink::fail() {
+  ++dropped_;
   if (error_.empty())
     error_ = "CTF trace write failed";
 }
@@ -115,5 +119,7 @@ bool CtfRecordSink::close(std::string *error) {
     *error = closeError;
   return closed;
 }
+
+uint64_t CtfRecordSink::recordsNotWritten() const { return dropped_ + writer_->eventsNotWritten(); }
 
 } // namespace sonde::session

@@ -28,6 +28,7 @@ public:
   void lost(const RecordOrigin &origin, uint64_t count) override;
   // After the first failure nothing more is written; close() reports it.
   bool close(std::string *error) override;
+  uint64_t recordsNotWritten() const override;
 
   // The event class name of record id `id`: the format's probe point, with
   // " #2", " #3"... for a probe point's later formats, "printf_<id>" without
@@ -53,7 +54,8 @@ private:
   };
   std::unordered_map<uint64_t, StreamState> streams_;
   std::vector<transport::CtfValue> values_;
-  std::string error_; // the first failure
+  std::string error_;    // the first failure
+  uint64_t dropped_ = 0; // events not handed to the writer because of it
 };
 
 } // namespace sonde::session

@@ -89,57 +89,46 @@ void appendJsonString(std::string &out, std::string_view text) {
 }
 
 void JsonRecordSink::event(const TraceEvent &e) {
-  pending_ += "{\"time_ns\":";
-  appendInt(pending_, sonde_trace_clock_to_realtime_ns(&clock_, e.reading));
-  pending_ += ',';
-  appendOrigin(pending_, e.origin);
+  std::string &out = pending_.text();
+  out += "{\"time_ns\":";
+  appendInt(out, sonde_trace_clock_to_realtime_ns(&clock_, e.reading));
+  out += ',';
+  appendOrigin(out, e.origin);
   if (e.id == TraceSchema::kTextId) {
-    pending_ += ",\"text\":";
-    appendJsonString(pending_, e.args[0].s ? e.args[0].s : "");
-    lineEnd();
-    return;
+    out += ",\"text\":";
+    appendJsonString(out, e.args[0].s ? e.args[0].s : "");
+  } else {
+    const TraceEventType &type = *e.type;
+    out += ",\"probe\":";
+    appendJsonString(out, type.source);
+    out += ",\"format\":";
+    appendJsonString(out, type.format);
+    out += ",\"fields\":{";
+    for (size_t i = 0; i < type.kinds.size(); ++i) {
+      if (i > 0)
+        out += ',';
+      appendJsonString(out, type.fields[i]);
+      out += ':';
+      if (type.kinds[i] == SONDE_RECORD_ARG_STRING)
+        appendJsonString(out, e.args[i].s ? e.args[i].s : "");
+      else // longs, and record times (decoded as realtime ns)
+        appendInt(out, e.args[i].i);
+    }
+    out += '}';
   }
-  const TraceEventType &type = *e.type;
-  pending_ += ",\"probe\":";
-  appendJsonString(pending_, type.source);
-  pending_ += ",\"format\":";
-  appendJsonString(pending_, type.format);
-  pending_ += ",\"fields\":{";
-  for (size_t i = 0; i < type.kinds.size(); ++i) {
-    if (i > 0)
-      pending_ += ',';
-    appendJsonString(pending_, type.fields[i]);
-    pending_ += ':';
-    if (type.kinds[i] == SONDE_RECORD_ARG_STRING)
-      appendJsonString(pending_, e.args[i].s ? e.args[i].s : "");
-    else // longs, and record times (decoded as realtime ns)
-      appendInt(pending_, e.args[i].i);
-  }
-  pending_ += '}';
-  lineEnd();
+  out += "}\n";
+  pending_.endRecord();
 }
 
 void JsonRecordSink::lost(const RecordOrigin &origin, uint64_t count) {
-  pending_ += "{\"lost\":";
+  std::string &out = pending_.text();
+  out += "{\"lost\":";
   char digits[24];
   auto end = std::to_chars(digits, digits + sizeof digits, count).ptr;
-  pending_.append(digits, end);
-  pending_ += ',';
-  appendOrigin(pending_, origin);
-  lineEnd();
-}
-
-void JsonRecordSink::lineEnd() {
-  pending_ += "}\n";
-  if (pending_.size() >= kFlushSize)
-    flush();
-}
-
-void JsonRecordSink::flush() {
-  if (pending_.empty())
-    return;
-  write_(pending_.data(), pending_.size());
-  pending_.clear();
+  out.append(digits, end);
+  out += ',';
+  appendOrigin(out, origin);
+  out += "}\n";
 }
 
 bool JsonRecordSink::close(std::string *) {

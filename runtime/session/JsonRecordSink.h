@@ -4,10 +4,10 @@
 #pragma once
 
 #include "runtime/session/RecordSink.h"
+#include "runtime/session/RecordTextBuffer.h"
 #include "runtime/transport/TraceClock.h"
 
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,28 +16,26 @@ namespace sonde::session {
 
 class JsonRecordSink final : public RecordSink {
 public:
-  // Whole lines go to `write`, in pieces of about kFlushSize bytes. `clock` is
-  // copied: pass it calibrated.
-  using Write = std::function<void(const char *, size_t)>;
-  static constexpr size_t kFlushSize = 64 * 1024;
+  // Whole lines go to `write`, in pieces of about RecordTextBuffer::kFlushSize
+  // bytes; it returns the bytes it wrote. `clock` is copied: pass it calibrated.
+  using Write = RecordTextBuffer::Write;
 
   JsonRecordSink(const sonde_trace_clock &clock, Write write)
-      : clock_(clock), write_(std::move(write)) {}
+      : clock_(clock), pending_(std::move(write)) {}
 
   // {"time_ns":..,"pid":..,"tid":..,"probe":..,"format":..,"fields":{..}}, or
   // {"time_ns":..,"pid":..,"tid":..,"text":..} for a text record.
   void event(const TraceEvent &e) override;
   // {"lost":N,"pid":..,"tid":..}
   void lost(const RecordOrigin &origin, uint64_t count) override;
-  void flush() override;
+  void flush() override { pending_.flush(); }
+  // Write errors are the writer's to report (OutputSink::failure()).
   bool close(std::string *error) override;
+  uint64_t recordsNotWritten() const override { return pending_.recordsNotWritten(); }
 
 private:
-  void lineEnd();
-
   sonde_trace_clock clock_;
-  Write write_;
-  std::string pending_;
+  RecordTextBuffer pending_;
 };
 
 // `text` as a JSON string literal, quotes included: '"', '\\' and control

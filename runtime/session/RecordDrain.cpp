@@ -1,5 +1,7 @@
 #include "runtime/session/RecordDrain.h"
 
+#include <algorithm>
+
 namespace sonde::session {
 
 namespace {
@@ -16,7 +18,8 @@ RecordDrain::RecordDrain(const transport::RelayChannel &channel, ChunkSink &sink
   relayConsumer_.emplace(channel);
 }
 
-RecordDrain::RecordDrain(const transport::NetlinkChannel &channel, ChunkSink &sink) : sink_(sink) {
+RecordDrain::RecordDrain(const transport::NetlinkChannel &channel, ChunkSink &sink)
+    : netlink_(&channel), sink_(sink) {
   netlinkConsumer_.emplace(channel);
 }
 
@@ -76,6 +79,22 @@ void RecordDrain::finish() {
   if (thread_.joinable())
     thread_.join();
   round(true);
+  if (netlink_) {
+    uint64_t reported = netlinkConsumer_->totals().recordsLost;
+    uint64_t lost = netlinkLost();
+    if (lost > reported) {
+      sink_.lost(RecordOrigin{netlinkStreams_.size(), 0, 0}, lost - reported);
+      sink_.flush();
+    }
+  }
+}
+
+// Every record netlink producers lost: the shared count (which needs no
+// message), or what messages reported where producers have none.
+uint64_t RecordDrain::netlinkLost() const {
+  uint64_t reported = netlinkConsumer_->totals().recordsLost;
+  std::atomic<uint64_t> *shared = netlink_->lossCounter();
+  return shared ? std::max(reported, shared->load(std::memory_order_relaxed)) : reported;
 }
 
 TransportTotals RecordDrain::totals() const {
@@ -84,7 +103,7 @@ TransportTotals RecordDrain::totals() const {
     return {c.recordsWritten, c.recordsLost, c.recordsOverwritten, c.bytesWritten, 0};
   }
   const transport::NetlinkTotals &t = netlinkConsumer_->totals();
-  return {t.recordsDelivered, t.recordsLost, 0, t.bytes,
+  return {t.recordsDelivered, netlinkLost(), 0, t.bytes,
           t.malformed + t.missingMessages + t.overruns};
 }
 

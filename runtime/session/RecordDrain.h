@@ -40,6 +40,8 @@ public:
   // Relay overwrite mode: the rings' recent sub-buffers, to `sink` instead.
   void dumpRecent(const transport::RelayConsumer::Sink &sink);
   // After the producers are gone: everything left, then the thread stops.
+  // Netlink losses that no message reported (NetlinkChannel::lossCounter) go
+  // to the sink as losses of no known thread (pid and tid 0).
   void finish();
   TransportTotals totals() const;
 
@@ -47,9 +49,11 @@ private:
   void run();
   void round(bool partial);
   void reportRelayLosses();
+  uint64_t netlinkLost() const;
   RecordOrigin netlinkOrigin(const transport::NetlinkStreamId &id);
 
   const transport::RelayChannel *relay_ = nullptr;
+  const transport::NetlinkChannel *netlink_ = nullptr;
   ChunkSink &sink_;
   std::optional<transport::RelayConsumer> relayConsumer_;
   std::optional<transport::NetlinkConsumer> netlinkConsumer_;

@@ -60,6 +60,7 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
                                                  std::string *error) {
   std::unique_ptr<RecordOutput> out(new RecordOutput());
   out->options_ = options;
+  out->text_ = &text;
   out->schema_.emplace(TraceSchema::fromModule(module));
   sonde_trace_clock &clock = out->transport_.clock;
   sonde_trace_clock_calibrate(&clock, 0, 0);
@@ -97,7 +98,7 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
         return nullptr;
     } else if (options.format == OutputFormat::Json) {
       out->records_ = std::make_unique<JsonRecordSink>(
-          clock, [&text](const char *data, size_t n) { text.write(data, n); });
+          clock, [&text](const char *data, size_t n) { return text.write(data, n); });
     } else {
       out->records_ = std::make_unique<TextRecordSink>(text);
     }
@@ -161,13 +162,22 @@ bool RecordOutput::finish(std::ostream &err) {
   std::string error;
   bool ok = chunks_->close(&error);
   if (!ok)
-    err << "sonde: " << error << "\n";
+    err << "sonde: ERROR: " << error << "\n";
+  // Text, JSON and a --lua script's output go through the text sink.
+  text_->close();
+  if (std::string failure = text_->failure(); !failure.empty()) {
+    err << "sonde: ERROR: " << failure << "\n";
+    ok = false;
+  }
+  if (std::string rotation = text_->rotationFailure(); !rotation.empty())
+    err << "sonde: WARNING: -S: " << rotation << "\n";
   return ok;
 }
 
 // stap's closing words on its transport, with the numbers.
 void RecordOutput::summarize(std::ostream &err) const {
   TransportTotals t = drain_->totals();
+  uint64_t notWritten = chunks_->recordsNotWritten();
   double seconds = static_cast<double>(transport::monotonicNs() - startNs_) / 1e9;
   char line[512];
   std::snprintf(line, sizeof line,
@@ -176,8 +186,10 @@ void RecordOutput::summarize(std::ostream &err) const {
                 static_cast<unsigned long long>(t.records),
                 static_cast<unsigned long long>(t.bytes),
                 seconds > 0 ? static_cast<double>(t.bytes) / 1e6 / seconds : 0.0,
-                static_cast<unsigned long long>(t.lost));
+                static_cast<unsigned long long>(t.lost + notWritten));
   err << line;
+  if (notWritten > 0)
+    err << " (" << notWritten << " not written: write error)";
   if (options_.mode == transport::RelayMode::Overwrite)
     err << ", " << t.overwritten << " overwritten (flight recorder keeps the newest)";
   if (streams_ && streams_->malformed() > 0)

@@ -72,10 +72,11 @@ public:
   void drainNow();
   // SIGUSR1 with -F: the flight recorder's current contents.
   void dump();
-  // The last records, and the output closed. False (said on `err`) when
-  // writing the output failed.
+  // The last records, and the output closed. False (said on `err`, naming
+  // the file) when writing the output failed.
   bool finish(std::ostream &err);
-  // The closing transport summary (records, bytes, MB/s, losses).
+  // The closing transport summary (records, bytes, MB/s, losses). Records a
+  // write error kept from the output count as lost: delivered + lost = fired.
   void summarize(std::ostream &err) const;
 
 private:
@@ -85,6 +86,7 @@ private:
   void dumpMerged();
 
   RecordOptions options_;
+  OutputSink *text_ = nullptr; // text, JSON and Lua output
   std::optional<TraceSchema> schema_;
   std::optional<transport::RelayChannel> relay_;
   std::optional<transport::NetlinkChannel> netlink_;

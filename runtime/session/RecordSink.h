@@ -36,6 +36,9 @@ public:
   virtual void flush() {}
   // The last call: everything written. False (with a reason) on a write error.
   virtual bool close(std::string *error) = 0;
+  // Events handed over that a write error kept from the output (lost, and
+  // counted as such in the transport summary).
+  virtual uint64_t recordsNotWritten() const { return 0; }
 };
 
 } // namespace sonde::session

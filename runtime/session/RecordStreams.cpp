@@ -53,4 +53,24 @@ void RecordStreams::chunk(const RecordOrigin &origin, const char *data, uint32_t
   }
 }
 
+uint64_t countRecords(const TraceSchema &schema, const char *data, uint32_t size) {
+  const sonde_trace_clock clock{}; // times are not needed
+  sonde_record_decoder decoder{{}, &clock, schema.table(), schema.tableSize()};
+  decoder.stream.started = 1; // a chunk may go on from an earlier one's time
+  std::vector<SondeFormatArg> args(kMaxArgs);
+  std::vector<char> scratch(size + kMaxArgs);
+  const auto *in = reinterpret_cast<const uint8_t *>(data);
+  uint64_t records = 0;
+  for (uint32_t at = 0; at < size;) {
+    sonde_decoded_record rec{};
+    int status = sonde_record_decode(&decoder, in + at, size - at, args.data(), args.size(),
+                                     scratch.data(), scratch.size(), &rec);
+    if (status != SONDE_RECORD_EVENT && status != SONDE_RECORD_CLOCK)
+      break;
+    records += status == SONDE_RECORD_EVENT;
+    at += rec.size;
+  }
+  return records;
+}
+
 } // namespace sonde::session

@@ -27,6 +27,8 @@ public:
   // A drain round ended.
   virtual void flush() = 0;
   virtual bool close(std::string *error) = 0;
+  // Records of the chunks handed over that a write error kept from the output.
+  virtual uint64_t recordsNotWritten() const = 0;
 };
 
 class RecordStreams final : public ChunkSink {
@@ -39,6 +41,7 @@ public:
   void lost(const RecordOrigin &origin, uint64_t count) override { sink_.lost(origin, count); }
   void flush() override { sink_.flush(); }
   bool close(std::string *error) override { return sink_.close(error); }
+  uint64_t recordsNotWritten() const override { return sink_.recordsNotWritten(); }
 
   uint64_t events() const { return events_; }
   // Chunks (or their rest) skipped because they did not decode.
@@ -55,6 +58,10 @@ private:
   std::vector<char> scratch_;
   uint64_t events_ = 0, malformed_ = 0;
 };
+
+// The records in `size` bytes of whole records (a chunk, or the part of one
+// that decodes), for counting what a write error kept from the output.
+uint64_t countRecords(const TraceSchema &schema, const char *data, uint32_t size);
 
 // What a decode status means, for messages.
 const char *recordStatusText(int status);

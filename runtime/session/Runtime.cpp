@@ -1,6 +1,7 @@
 #include "runtime/session/Runtime.h"
 
 #include "runtime/session/RecordWriter.h"
+#include "runtime/values/SegmentFormat.h"
 
 #include <chrono>
 #include <unistd.h>
@@ -68,6 +69,13 @@ void writeError(Runtime &rt, const char *text, size_t size) {
     text += n;
     size -= static_cast<size_t>(n);
   }
+}
+
+void countOutputLossesInSegment(Runtime &rt) {
+  values::OutputAccounting &shared = values::segmentHeader(rt.segment->abi()).output;
+  rt.output->countLossesIn(&shared);
+  if (rt.records && rt.records->netlink)
+    rt.records->netlink->countLossesIn(&shared.netlinkRecordsLost);
 }
 
 } // namespace sonde::session

@@ -93,4 +93,9 @@ inline ThreadState &threadOf(sonde_context *ctx) {
 // Writes text to the error stream at once, after this thread's pending output.
 void writeError(Runtime &rt, const char *text, size_t size);
 
+// This process's output losses (text write errors, netlink records dropped)
+// are also counted in the script segment, where sonde reads those of every
+// traced process when the run ends. Call once rt.output and rt.records are set.
+void countOutputLossesInSegment(Runtime &rt);
+
 } // namespace sonde::session

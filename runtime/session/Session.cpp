@@ -9,6 +9,7 @@
 #include "runtime/session/SessionRequests.h"
 #include "runtime/session/TargetProcess.h"
 #include "runtime/session/TimerScheduler.h"
+#include "runtime/values/SegmentFormat.h"
 #include "runtime/transport/OutputPaths.h"
 
 #include <algorithm>
@@ -195,6 +196,23 @@ int reportTarget(TargetProcess &target, const LoadedModule &module, const Sessio
   return WIFEXITED(*status) ? WEXITSTATUS(*status) : 128 + WTERMSIG(*status);
 }
 
+// The text transport's output, written by sonde and every traced process:
+// any write error, and what it cost. Returns whether all of it was written.
+bool reportTextOutput(OutputSink &sink, sonde_segment *seg, std::ostream &err) {
+  sink.close();
+  const values::OutputAccounting &shared = values::segmentHeader(seg).output;
+  std::string failure = sink.failure();
+  if (int error = shared.writeErrno.load(); failure.empty() && error != 0)
+    failure = writeFailure(sink.name(), error);
+  if (failure.empty())
+    return true;
+  err << "sonde: ERROR: " << failure;
+  if (uint64_t bytes = shared.bytesLost.load(); bytes > 0)
+    err << "; " << shared.linesLost.load() << " lines (" << bytes << " bytes) of output lost";
+  err << "\n";
+  return false;
+}
+
 } // namespace
 
 int runSession(const std::string &modulePath, const SessionOptions &options, std::ostream &err) {
@@ -221,7 +239,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
       return 1;
     }
   }
-  OutputSink sink(outFd);
+  OutputSink sink(outFd, outFd == STDOUT_FILENO ? "" : *options.outputFile);
   if (outFd != STDOUT_FILENO)
     sink.adopt(*options.outputFile); // closes it; switch_file() moves to FILE.1
   if (options.rotation && !sink.rotate(*options.outputFile, options.rotation->first << 20,
@@ -307,6 +325,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   rt.target = target ? target->pid() : options.targetPid;
   rt.consumerPid = getpid();
   rt.records = records ? &records->transport() : nullptr;
+  countOutputLossesInSegment(rt);
   // This thread's record writer goes before the transport does, on every way out.
   struct RecordsStopper {
     Runtime &rt;
@@ -427,10 +446,12 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   sonde_session_set_state(seg, SONDE_SESSION_STOPPED);
   requests.stop();
   rt.thread().output->flush(sink);
-  bool recordsOk = true;
+  bool outputOk = true;
   if (records) {
     rt.thread().stopRecords(); // this thread's last buffer, before the last drain
-    recordsOk = records->finish(err);
+    outputOk = records->finish(err);
+  } else {
+    outputOk = reportTextOutput(sink, seg, err);
   }
 
   close(signalFd);
@@ -445,15 +466,21 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
         << (attached->running() ? ", which keeps running" : ", which has ended") << "\n";
   if (records)
     records->summarize(err);
+  // As with stap, skipped probes fail the run only past MAXSKIPPED; the
+  // WARNING line counts them either way.
   uint64_t errors = sonde_session_error_count(seg), skipped = sonde_session_skipped_count(seg);
-  if (errors == 0 && skipped == 0 && !startFailed)
-    return recordsOk ? status : 1;
-  char text[512];
-  size_t n = errors || skipped ? sonde_error_run_summary(errors, skipped, text, sizeof text) : 0;
-  n += sonde_error_pass5_failed(text + n, sizeof text - n);
+  bool tooManySkipped = skipped > limits.max_skipped;
+  bool runFailed = errors > 0 || tooManySkipped || startFailed;
+  char text[768];
+  size_t n = tooManySkipped ? sonde_error_too_many_skipped(text, sizeof text) : 0;
+  n += sonde_error_run_summary(errors, skipped, text + n, sizeof text - n);
+  if (runFailed)
+    n += sonde_error_pass5_failed(text + n, sizeof text - n);
   err.write(text, static_cast<std::streamsize>(n));
   err.flush();
-  return options.targetExitStatus && target && !startFailed ? status : 1;
+  int exitStatus = !runFailed || (options.targetExitStatus && target && !startFailed) ? status : 1;
+  // Output lost to a write error always makes the exit status non-zero.
+  return outputOk || exitStatus != 0 ? exitStatus : 1;
 }
 
 } // namespace sonde::session

@@ -23,6 +23,7 @@ public:
   void lost(const RecordOrigin &origin, uint64_t count) override { next_->lost(origin, count); }
   void flush() override { next_->flush(); }
   bool close(std::string *error) override { return next_->close(error); }
+  uint64_t recordsNotWritten() const override { return next_->recordsNotWritten(); }
 
 private:
   const TraceSchema &schema_;

@@ -5,15 +5,16 @@
 namespace sonde::session {
 
 void TextRecordSink::event(const TraceEvent &e) {
+  std::string &text = pending_.text();
   if (e.id == TraceSchema::kTextId) {
-    pending_.append(e.args[0].s, std::strlen(e.args[0].s), output_);
-    return;
+    text.append(e.args[0].s, std::strlen(e.args[0].s));
+  } else {
+    // Formats that read memory never travel as records, so this cannot fail.
+    SondeFormatError err{};
+    text.append(formatted_, sonde_format_print(&e.type->spec, e.args, formatted_, sizeof formatted_,
+                                               nullptr, &err));
   }
-  // Formats that read memory never travel as records, so this cannot fail.
-  SondeFormatError err{};
-  char *out = pending_.reserve(SONDE_PRINT_BUFFER_SIZE, output_);
-  pending_.commit(
-      sonde_format_print(&e.type->spec, e.args, out, SONDE_PRINT_BUFFER_SIZE, nullptr, &err));
+  pending_.endRecord();
 }
 
 } // namespace sonde::session

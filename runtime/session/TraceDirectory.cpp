@@ -19,6 +19,7 @@ namespace sonde::session {
 namespace {
 
 constexpr const char *kClockHeader = "sonde-trace-clock 1";
+constexpr const char *kIndexHeader = "sonde-trace-index 1";
 // A frame is at most a sub-buffer or a message; larger sizes mean a damaged file.
 constexpr uint32_t kMaxFrame = 1u << 30;
 // Frames below this size are staged, up to kStageBytes of one stream file at a
@@ -33,19 +34,22 @@ struct FrameHeader {
 };
 static_assert(sizeof(FrameHeader) == 16);
 
-// writev until every byte of iov[0, count) is written (it may write less).
-bool writeAll(int fd, iovec *iov, int count) {
+// writev until every byte of iov[0, count) is written (it may write less);
+// returns the bytes written: fewer than all of them after an error (errno).
+size_t writeFully(int fd, iovec *iov, int count) {
+  size_t written = 0;
   while (count > 0) {
     ssize_t n = ::writev(fd, iov, count);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
-      return false;
+      return written;
     if (n == 0) {
       errno = EIO;
-      return false;
+      return written;
     }
     size_t done = static_cast<size_t>(n);
+    written += done;
     for (; count > 0 && done >= iov->iov_len; ++iov, --count)
       done -= iov->iov_len;
     if (count > 0) {
@@ -53,7 +57,14 @@ bool writeAll(int fd, iovec *iov, int count) {
       iov->iov_len -= done;
     }
   }
-  return true;
+  return written;
+}
+
+bool writeAll(int fd, iovec *iov, int count) {
+  size_t total = 0;
+  for (int i = 0; i < count; ++i)
+    total += iov[i].iov_len;
+  return writeFully(fd, iov, count) == total;
 }
 
 // A new file `name` of trace directory `dirFd` holding `text`.
@@ -190,6 +201,12 @@ private:
   uint64_t offset_ = 0;
 };
 
+// Whether `name` is a stream file's name, with its pid and tid.
+bool parseStreamName(const char *name, unsigned &pid, unsigned &tid) {
+  int used = 0;
+  return std::sscanf(name, "stream-%u-%u.bin%n", &pid, &tid, &used) == 2 && name[used] == '\0';
+}
+
 } // namespace
 
 // ------------------------------------------------------------------ writer
@@ -215,7 +232,7 @@ std::unique_ptr<TraceDirectoryWriter> TraceDirectoryWriter::start(int dirFd, con
                                                                   const TraceSchema &schema,
                                                                   const sonde_trace_clock &clock,
                                                                   std::string *error) {
-  std::unique_ptr<TraceDirectoryWriter> w(new TraceDirectoryWriter(dirFd, dir));
+  std::unique_ptr<TraceDirectoryWriter> w(new TraceDirectoryWriter(dirFd, dir, schema));
   if (!writeTextFile(dirFd, dir, "schema", schema.serialize(), error) ||
       !writeTextFile(dirFd, dir, "clock", clockText(clock), error))
     return nullptr;
@@ -237,6 +254,7 @@ TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &or
     // starts again (ring released, reclaimed) goes on in the descriptor kept here.
     std::string error;
     f.fd = transport::createTraceFile(dirFd_.get(), dir_, name, &error);
+    f.name = name;
     if (f.fd < 0) {
       if (error_.empty())
         error_ = error;
@@ -252,6 +270,7 @@ TraceDirectoryWriter::File *TraceDirectoryWriter::fileFor(const RecordOrigin &or
 // batches) are copied and written together: a syscall each would cost more.
 void TraceDirectoryWriter::frame(File &f, const char *data, uint32_t size) {
   FrameHeader h{kTraceFrameMagic, size, f.pendingLost};
+  f.pendingLost = 0;
   if (size < kStagedFrameMax) {
     if (stagedFor_ != &f || staged_.size() + sizeof h + size > kStageBytes)
       writeStaged();
@@ -261,55 +280,107 @@ void TraceDirectoryWriter::frame(File &f, const char *data, uint32_t size) {
     const char *header = reinterpret_cast<const char *>(&h);
     staged_.insert(staged_.end(), header, header + sizeof h);
     staged_.insert(staged_.end(), data, data + size);
-  } else {
-    writeStaged(); // the file's earlier frames first
-    iovec parts[2] = {{&h, sizeof h}, {const_cast<char *>(data), size}};
-    if (!write(f, parts, 2))
-      return;
+    return;
   }
-  f.pendingLost = 0;
-  bytes_ += sizeof h + size;
+  writeStaged(); // the file's earlier frames first
+  iovec parts[2] = {{&h, sizeof h}, {const_cast<char *>(data), size}};
+  size_t written = error_.empty() ? writeFully(f.fd, parts, 2) : 0;
+  if (written == sizeof h + size)
+    f.bytes += written;
+  else
+    fail(f, written, data, size);
 }
 
 void TraceDirectoryWriter::writeStaged() {
   if (!staged_.empty()) {
+    File &f = *stagedFor_;
     iovec all{staged_.data(), staged_.size()};
-    write(*stagedFor_, &all, 1);
+    size_t written = error_.empty() ? writeFully(f.fd, &all, 1) : 0;
+    // Frames written whole stay; those after them (records counted) do not.
+    size_t at = 0;
+    while (at < staged_.size()) {
+      FrameHeader h;
+      std::memcpy(&h, staged_.data() + at, sizeof h);
+      size_t end = at + sizeof h + h.size;
+      if (end > written) {
+        fail(f, written > at ? written - at : 0, staged_.data() + at + sizeof h, h.size);
+        written = at; // the file ends before this frame now
+      } else {
+        f.bytes += sizeof h + h.size;
+      }
+      at = end;
+    }
     staged_.clear();
   }
   stagedFor_ = nullptr;
 }
 
-bool TraceDirectoryWriter::write(File &f, iovec *parts, int count) {
-  if (writeAll(f.fd, parts, count))
-    return true;
-  if (error_.empty())
-    error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
-  return false;
+// A frame of `size` bytes at `data` was not written (`partial` of its bytes,
+// header included, were): the file goes back to its last whole frame, so it
+// stays readable, and the frame's records count as not written. The first
+// error is kept; nothing is written after it.
+void TraceDirectoryWriter::fail(File &f, size_t partial, const char *data, uint32_t size) {
+  if (error_.empty()) {
+    error_ = "cannot write '" + dir_ + "/" + f.name + "': " + std::strerror(errno);
+    if (partial > 0 && ::ftruncate(f.fd, static_cast<off_t>(f.bytes)) == 0)
+      ::lseek(f.fd, static_cast<off_t>(f.bytes), SEEK_SET);
+  }
+  notWritten_ += countRecords(schema_, data, size);
 }
 
 void TraceDirectoryWriter::chunk(const RecordOrigin &origin, const char *data, uint32_t size) {
+  if (!error_.empty()) {
+    notWritten_ += countRecords(schema_, data, size);
+    return;
+  }
   if (File *f = fileFor(origin))
     frame(*f, data, size);
+  else
+    notWritten_ += countRecords(schema_, data, size);
 }
 
 void TraceDirectoryWriter::lost(const RecordOrigin &origin, uint64_t count) {
-  if (File *f = fileFor(origin))
+  // Losses no stream reported (e.g. netlink losses after the consumer
+  // stalled) have no thread: the index keeps them.
+  if (origin.pid == 0 && origin.tid == 0)
+    unattributedLost_ += count;
+  else if (File *f = fileFor(origin))
     f->pendingLost += count;
 }
 
 void TraceDirectoryWriter::flush() { writeStaged(); }
 
+uint64_t TraceDirectoryWriter::bytesWritten() const {
+  uint64_t total = 0;
+  for (const auto &[key, f] : files_)
+    total += f.bytes;
+  return total;
+}
+
 bool TraceDirectoryWriter::close(std::string *error) {
+  if (closed_) {
+    *error = error_;
+    return error_.empty();
+  }
+  closed_ = true;
   for (auto &[key, f] : files_)
     if (f.pendingLost > 0)
       frame(f, nullptr, 0); // losses after the last frame
   writeStaged();
+  // The index lists every stream file and its size, so `sonde report` can
+  // tell a trace whose files were removed or cut from a complete one.
+  std::string index = std::string(kIndexHeader) + "\n";
   for (auto &[key, f] : files_) {
     if (::close(f.fd) != 0 && error_.empty())
-      error_ = "cannot write to trace directory '" + dir_ + "': " + std::strerror(errno);
+      error_ = "cannot write '" + dir_ + "/" + f.name + "': " + std::strerror(errno);
+    f.fd = -1;
+    index += "stream " + f.name + " " + std::to_string(f.bytes) + "\n";
   }
-  files_.clear();
+  index += "lost " + std::to_string(unattributedLost_) + "\n";
+  index += "not-written " + std::to_string(notWritten_) + "\n";
+  std::string indexError;
+  if (!writeTextFile(dirFd_.get(), dir_, "index", index, &indexError) && error_.empty())
+    error_ = indexError;
   if (!error_.empty()) {
     *error = error_;
     return false;
@@ -346,16 +417,69 @@ std::optional<TraceDirectory> TraceDirectory::open(const std::string &dir, std::
   }
   while (dirent *e = readdir(d)) {
     unsigned pid = 0, tid = 0;
-    int used = 0;
-    if (std::sscanf(e->d_name, "stream-%u-%u.bin%n", &pid, &tid, &used) == 2 &&
-        e->d_name[used] == '\0')
+    if (parseStreamName(e->d_name, pid, tid))
       t.streams.push_back({dir + "/" + e->d_name, pid, tid});
   }
   closedir(d);
   std::sort(t.streams.begin(), t.streams.end(), [](const Stream &a, const Stream &b) {
     return std::tie(a.pid, a.tid) < std::tie(b.pid, b.tid);
   });
+  checkIndex(dir, t);
   return t;
+}
+
+// The index the recording wrote when it ended (TraceDirectoryWriter::close)
+// against the stream files there are: missing or cut short ones are damage.
+void TraceDirectory::checkIndex(const std::string &dir, TraceDirectory &t) {
+  std::string path = dir + "/index", text, ignored;
+  if (!readTextFile(path, text, &ignored)) {
+    if (t.streams.empty())
+      t.damage.push_back("'" + dir + "' holds no stream files (stream-PID-TID.bin) and no index: " +
+                         "there are no records to report");
+    else
+      t.warnings.push_back(path + " is missing: the recording did not end normally (sonde "
+                                  "killed, or a write error); reading the stream files there are");
+    return;
+  }
+  std::istringstream in(text);
+  std::string line;
+  size_t lineNo = 0;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    auto bad = [&] {
+      t.damage.push_back(path + ":" + std::to_string(lineNo) + ": unexpected '" +
+                         line.substr(0, 80) + "'");
+    };
+    if (lineNo == 1) {
+      if (line != kIndexHeader) {
+        t.damage.push_back(path + ":1: expected \"" + std::string(kIndexHeader) + "\"");
+        return;
+      }
+      continue;
+    }
+    char kind[16], name[64];
+    unsigned long long number = 0;
+    unsigned pid = 0, tid = 0;
+    if (std::sscanf(line.c_str(), "%15s %63s %llu", kind, name, &number) == 3 &&
+        std::strcmp(kind, "stream") == 0 && parseStreamName(name, pid, tid)) {
+      struct stat st;
+      std::string file = dir + "/" + name;
+      if (stat(file.c_str(), &st) != 0)
+        t.damage.push_back(file + " is missing (" + std::strerror(errno) + "); the index lists " +
+                           std::to_string(number) + " bytes of records in it");
+      else if (static_cast<unsigned long long>(st.st_size) < number)
+        t.damage.push_back(file + " is cut short: " + std::to_string(st.st_size) + " of the " +
+                           std::to_string(number) + " bytes the recording wrote");
+    } else if (std::sscanf(line.c_str(), "%15s %llu", kind, &number) == 2 &&
+               std::strcmp(kind, "lost") == 0) {
+      t.unattributedLost = number;
+    } else if (std::sscanf(line.c_str(), "%15s %llu", kind, &number) == 2 &&
+               std::strcmp(kind, "not-written") == 0) {
+      t.notWritten = number;
+    } else {
+      bad();
+    }
+  }
 }
 
 bool replayTraceDirectory(const TraceDirectory &trace, RecordSink &sink,

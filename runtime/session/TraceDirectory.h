@@ -44,17 +44,25 @@ public:
   void chunk(const RecordOrigin &origin, const char *data, uint32_t size) override;
   void lost(const RecordOrigin &origin, uint64_t count) override;
   void flush() override;
+  // Writes what is staged and the index; false with the first write error.
   bool close(std::string *error) override;
+  // After a write error nothing more is written (each file ends with its last
+  // whole frame); the records of the frames not written are counted here.
+  uint64_t recordsNotWritten() const override { return notWritten_; }
 
-  uint64_t bytesWritten() const { return bytes_; }
+  // Bytes in the stream files: whole frames written.
+  uint64_t bytesWritten() const;
   const std::string &path() const { return dir_; }
 
 private:
   struct File {
     int fd = -1;
+    std::string name;
+    uint64_t bytes = 0; // whole frames written
     uint64_t pendingLost = 0;
   };
-  TraceDirectoryWriter(int dirFd, std::string dir) : dirFd_(dirFd), dir_(std::move(dir)) {}
+  TraceDirectoryWriter(int dirFd, std::string dir, const TraceSchema &schema)
+      : dirFd_(dirFd), dir_(std::move(dir)), schema_(schema) {}
   static std::unique_ptr<TraceDirectoryWriter> start(int dirFd, const std::string &dir,
                                                      const TraceSchema &schema,
                                                      const sonde_trace_clock &clock,
@@ -62,13 +70,16 @@ private:
   File *fileFor(const RecordOrigin &origin);
   void frame(File &f, const char *data, uint32_t size);
   void writeStaged();
-  bool write(File &f, iovec *parts, int count);
+  void fail(File &f, size_t partial, const char *data, uint32_t size);
 
   transport::FileDescriptor dirFd_; // every file is created relative to it
   std::string dir_;
+  const TraceSchema &schema_;      // frames' records are counted when they are not written
   std::map<uint64_t, File> files_; // by (pid << 32) | tid
   std::string error_;              // the first write error
-  uint64_t bytes_ = 0;
+  uint64_t notWritten_ = 0;
+  uint64_t unattributedLost_ = 0; // losses of no known thread
+  bool closed_ = false;
   // Small frames of one file waiting to be written together (the consumer
   // hands over a ring's frames one after another).
   std::vector<char> staged_;
@@ -84,9 +95,23 @@ struct TraceDirectory {
     uint32_t pid = 0, tid = 0;
   };
   std::vector<Stream> streams; // sorted by (pid, tid)
+  // From the index the recording wrote as it ended (`index`: each stream file
+  // and its size, and these counts).
+  uint64_t unattributedLost = 0; // records lost with no thread to name
+  uint64_t notWritten = 0;       // records a write error kept from the stream files
+  // Stream files the index lists that are missing or cut short, a damaged
+  // index, or no stream file and no index: the trace is not whole. Each names
+  // its file.
+  std::vector<std::string> damage;
+  // No index but stream files: the recording did not end normally.
+  std::vector<std::string> warnings;
 
-  // Errors name the file (and line) at fault.
+  // A missing or damaged schema or clock is an error naming the file (and
+  // line); damage to the streams is listed in `damage`.
   static std::optional<TraceDirectory> open(const std::string &dir, std::string *error);
+
+private:
+  static void checkIndex(const std::string &dir, TraceDirectory &t);
 };
 
 // Events of every stream of a trace directory in timestamp order (ties in

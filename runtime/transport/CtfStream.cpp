@@ -36,8 +36,9 @@ template <typename T> void store(std::vector<uint8_t> &packet, size_t at, T valu
 
 } // namespace
 
-CtfStream::CtfStream(int fd, const CtfUuid &uuid, uint64_t instanceId)
-    : fd_(fd), uuid_(uuid), instanceId_(instanceId), packet_(kPacketSize), used_(kEventsAt) {}
+CtfStream::CtfStream(int fd, std::string path, const CtfUuid &uuid, uint64_t instanceId)
+    : fd_(fd), path_(std::move(path)), uuid_(uuid), instanceId_(instanceId), packet_(kPacketSize),
+      used_(kEventsAt) {}
 
 CtfStream::~CtfStream() { ::close(fd_); }
 
@@ -91,24 +92,28 @@ bool CtfStream::finish(std::string *error) {
 bool CtfStream::flush(std::string *error) {
   // babeltrace2 cannot count a loss reported by a stream's first packet (it has no
   // earlier total to subtract), so such a stream opens with an empty packet.
+  bool written = true;
   if (sequence_ == 0 && discarded_ > 0) {
     uint64_t at = events_ > 0 ? firstTimestamp_ : lastTimestamp_;
     std::vector<uint8_t> baseline(kEventsAt);
     fillHeader(baseline, kEventsAt, at, at, 0);
-    if (!writeOut(baseline, error))
-      return false;
+    written = writeOut(baseline, error);
   }
-  // An empty packet (a loss report alone) spans no time: it sits at the last event.
-  fillHeader(packet_, used_, events_ > 0 ? firstTimestamp_ : lastTimestamp_, lastTimestamp_,
-             discarded_);
-  std::memset(packet_.data() + used_, 0, packet_.size() - used_);
-  if (!writeOut(packet_, error))
-    return false;
-  discardedReported_ = discarded_;
+  if (written) {
+    // An empty packet (a loss report alone) spans no time: it sits at the last event.
+    fillHeader(packet_, used_, events_ > 0 ? firstTimestamp_ : lastTimestamp_, lastTimestamp_,
+               discarded_);
+    std::memset(packet_.data() + used_, 0, packet_.size() - used_);
+    written = writeOut(packet_, error);
+  }
+  if (written)
+    discardedReported_ = discarded_;
+  else
+    eventsNotWritten_ += events_; // the packet is dropped: later ones may still fit
   events_ = 0;
   used_ = kEventsAt;
   packet_.resize(kPacketSize);
-  return true;
+  return written;
 }
 
 void CtfStream::fillHeader(std::vector<uint8_t> &packet, size_t content, uint64_t begin,
@@ -131,12 +136,15 @@ bool CtfStream::writeOut(const std::vector<uint8_t> &packet, std::string *error)
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      *error = "writing CTF stream " + std::to_string(instanceId_) + ": " +
-               (n < 0 ? std::strerror(errno) : "short write");
+      *error = "cannot write '" + path_ + "': " + std::strerror(n < 0 ? errno : EIO);
+      // Half a packet would make readers reject the whole stream.
+      if (done > 0 && ::ftruncate(fd_, static_cast<off_t>(fileBytes_)) == 0)
+        ::lseek(fd_, static_cast<off_t>(fileBytes_), SEEK_SET);
       return false;
     }
     done += static_cast<size_t>(n);
   }
+  fileBytes_ += packet.size();
   ++sequence_;
   return true;
 }

@@ -30,8 +30,8 @@ public:
   // Packets of this size, unless one event needs more (then a multiple of it).
   static constexpr size_t kPacketSize = 64 * 1024;
 
-  // Takes ownership of `fd`, an empty file.
-  CtfStream(int fd, const CtfUuid &uuid, uint64_t instanceId);
+  // Takes ownership of `fd`, an empty file; `path` names it in messages.
+  CtfStream(int fd, std::string path, const CtfUuid &uuid, uint64_t instanceId);
   ~CtfStream();
   CtfStream(const CtfStream &) = delete;
   CtfStream &operator=(const CtfStream &) = delete;
@@ -50,6 +50,9 @@ public:
   void addDiscarded(uint64_t count) { discarded_ += count; }
   // Writes the open packet if it holds events or an unreported loss.
   bool finish(std::string *error);
+  // Events of packets a write error kept from the file. The file then ends
+  // with its last whole packet, so readers still take what it holds.
+  uint64_t eventsNotWritten() const { return eventsNotWritten_; }
 
 private:
   bool flush(std::string *error);
@@ -61,6 +64,7 @@ private:
   void put(const void *data, size_t size);
 
   int fd_;
+  std::string path_;
   CtfUuid uuid_;
   uint64_t instanceId_;
   std::vector<uint8_t> packet_;
@@ -71,6 +75,8 @@ private:
   uint64_t discarded_ = 0;
   uint64_t discardedReported_ = 0;
   uint64_t sequence_ = 0;
+  uint64_t fileBytes_ = 0; // whole packets written
+  uint64_t eventsNotWritten_ = 0;
   int32_t pid_ = 0;
   int32_t tid_ = 0;
 };

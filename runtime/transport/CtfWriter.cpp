@@ -55,14 +55,14 @@ std::unique_ptr<CtfWriter> CtfWriter::open(const std::string &dir, const std::st
     *error = "CTF trace directory: " + *error;
     return nullptr;
   }
-  std::unique_ptr<CtfWriter> writer(new CtfWriter(dirFd, std::move(trace)));
+  std::unique_ptr<CtfWriter> writer(new CtfWriter(dirFd, dir, std::move(trace)));
   if (!writer->writeMetadata(error))
     return nullptr;
   return writer;
 }
 
-CtfWriter::CtfWriter(int dirFd, CtfTraceDescription trace)
-    : dirFd_(dirFd), trace_(std::move(trace)) {}
+CtfWriter::CtfWriter(int dirFd, std::string dir, CtfTraceDescription trace)
+    : dirFd_(dirFd), dir_(std::move(dir)), trace_(std::move(trace)) {}
 
 CtfWriter::~CtfWriter() {
   std::string ignored;
@@ -87,7 +87,7 @@ bool CtfWriter::writeMetadata(std::string *error) {
   ::close(fd);
   errno = savedErrno;
   if (!written || ::renameat(dirFd_, "metadata.tmp", dirFd_, "metadata") != 0) {
-    *error = systemError("writing CTF metadata");
+    *error = systemError("cannot write '" + dir_ + "/metadata'");
     return false;
   }
   return true;
@@ -134,7 +134,7 @@ CtfStream *CtfWriter::stream(uint64_t streamId, std::string *error) {
     *error = systemError("creating CTF stream " + fileName);
     return nullptr;
   }
-  auto created = std::make_unique<CtfStream>(fd, trace_.uuid, streamId);
+  auto created = std::make_unique<CtfStream>(fd, dir_ + "/" + fileName, trace_.uuid, streamId);
   return streams_.emplace(streamId, std::move(created)).first->second.get();
 }
 
@@ -177,13 +177,22 @@ bool CtfWriter::close(std::string *error) {
   if (dirFd_ < 0)
     return true;
   bool ok = true;
-  for (auto &[id, stream] : streams_)
+  for (auto &[id, stream] : streams_) {
     if (!stream->finish(error))
       ok = false;
+    closedNotWritten_ += stream->eventsNotWritten();
+  }
   streams_.clear();
   ::close(dirFd_);
   dirFd_ = -1;
   return ok;
+}
+
+uint64_t CtfWriter::eventsNotWritten() const {
+  uint64_t total = closedNotWritten_;
+  for (const auto &[id, stream] : streams_)
+    total += stream->eventsNotWritten();
+  return total;
 }
 
 } // namespace sonde::transport

@@ -41,16 +41,21 @@ public:
   bool discarded(uint64_t streamId, uint64_t count, std::string *error);
   // Writes every stream's last packet and closes the files.
   bool close(std::string *error);
+  // Events of packets a write error kept from the stream files (each file
+  // ends with its last whole packet).
+  uint64_t eventsNotWritten() const;
 
 private:
-  CtfWriter(int dirFd, CtfTraceDescription trace);
+  CtfWriter(int dirFd, std::string dir, CtfTraceDescription trace);
   bool writeMetadata(std::string *error);
   CtfStream *stream(uint64_t streamId, std::string *error);
 
   int dirFd_;
+  std::string dir_; // for messages
   CtfTraceDescription trace_;
   std::unordered_map<uint32_t, size_t> eventIndex_; // into trace_.events
   std::unordered_map<uint64_t, std::unique_ptr<CtfStream>> streams_;
+  uint64_t closedNotWritten_ = 0; // eventsNotWritten() of closed streams
 };
 
 } // namespace sonde::transport

@@ -63,11 +63,18 @@ public:
   std::atomic<bool> &consumerStalled() const { return shared_->consumerStalled; }
   // A fresh producer generation (stream ids stay unique when a tid is reused).
   uint32_t nextGeneration() const { return shared_->generation.fetch_add(1) + 1; }
+  // Where this process's producers also count every record they lose: a
+  // counter in memory sonde maps (the script segment's), so that losses no
+  // message could report (the consumer stalled until the process exited)
+  // are counted all the same. Set before producers start; null: none.
+  void countLossesIn(std::atomic<uint64_t> *counter) const { shared_->lossCounter = counter; }
+  std::atomic<uint64_t> *lossCounter() const { return shared_->lossCounter; }
 
 private:
   struct Shared {
     std::atomic<bool> consumerStalled{false};
     std::atomic<uint32_t> generation{0};
+    std::atomic<uint64_t> *lossCounter = nullptr;
   };
 
   NetlinkChannel(const NetlinkConfig &config, int sendFd, bool ownsSendFd);

@@ -36,8 +36,7 @@ char *NetlinkProducer::reserveSlow(uint32_t bytes) {
     openBatch();
   }
   if (bytes > kNetlinkMaxMessageBytes) {
-    ++counters_.recordsLost;
-    ++unreported_;
+    lose(1);
     return nullptr;
   }
   if (bytes > room_ && batchRecords_ > 0)
@@ -106,11 +105,17 @@ void NetlinkProducer::send(bool final) {
       stalled.store(false, std::memory_order_relaxed);
     return;
   }
-  counters_.recordsLost += records;
-  unreported_ += records;
+  lose(records);
   // A timed-out wait, or no consumer at all: do not wait again until a send succeeds.
   if (wait || sendErrno == ECONNREFUSED)
     stalled.store(true, std::memory_order_relaxed);
+}
+
+void NetlinkProducer::lose(uint64_t records) {
+  counters_.recordsLost += records;
+  unreported_ += records;
+  if (std::atomic<uint64_t> *shared = channel_.lossCounter())
+    shared->fetch_add(records, std::memory_order_relaxed);
 }
 
 } // namespace sonde::transport

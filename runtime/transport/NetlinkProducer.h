@@ -7,8 +7,10 @@
 // for queue room at most the channel's timeout (then the batch is lost, counted,
 // and the channel looks stalled: later sends do not wait until one succeeds);
 // discard mode never waits (a full queue loses the batch, counted). Each message
-// reports the records lost since the previous delivered one, so the consumer's
-// loss total is exact. Records never straddle messages.
+// reports the records lost since the previous delivered one, and every loss is
+// also added to the channel's shared counter (NetlinkChannel::lossCounter),
+// which needs no message: the total is exact even when the losses after the
+// last delivered message are never reported. Records never straddle messages.
 //
 // Not thread-safe: each thread owns its producer and calls detach() before it
 // exits. The channel must outlive its producers.
@@ -79,6 +81,7 @@ private:
   // Sends the batch (possibly empty): waits up to the timeout in block mode, or
   // when `final` in either mode, unless the channel looks stalled.
   void send(bool final);
+  void lose(uint64_t records);
 
   const NetlinkChannel &channel_;
   std::unique_ptr<char[]> buffer_; // headers, then up to kNetlinkMaxMessageBytes of records

@@ -108,8 +108,12 @@ size_t RelayConsumer::dumpRecent(const Sink &sink) {
     if (damaged_[r])
       continue;
     uint32_t head = channel_.ring(r).head.load(std::memory_order_acquire);
-    // The open sub-buffer `head` and the subbufCount - 1 full ones before it.
-    uint32_t first = head - std::min(head, h.subbufCount - 1);
+    // The slots hold the open sub-buffer `head` and the subbufCount - 1 full
+    // ones before it; or, when no sub-buffer is open (its producer handed the
+    // last one over and left), the subbufCount full ones before it. Numbers
+    // head - subbufCount and head share a slot: the check below takes the one
+    // it holds, so the records counted written and not overwritten are all here.
+    uint32_t first = head - std::min(head, h.subbufCount);
     for (uint32_t n = first; n != head + 1; ++n) {
       RelaySlotHeader &s = channel_.slot(r, n);
       if (s.subbuf.load(std::memory_order_acquire) != n)

@@ -47,9 +47,10 @@ public:
   // At the end (producers may be gone): full and partly filled sub-buffers of
   // every ring. In overwrite mode, the same as dumpRecent().
   size_t flushAll(const Sink &sink);
-  // Overwrite mode: the most recent sub-buffers of each ring, oldest first,
+  // Overwrite mode: the sub-buffers each ring still holds, oldest first,
   // copied while producers may still write (a sub-buffer overwritten during the
-  // copy is skipped).
+  // copy is skipped). After the producers are gone, what it hands over and
+  // what the rings count overwritten add up to what they count written.
   size_t dumpRecent(const Sink &sink);
 
 private:

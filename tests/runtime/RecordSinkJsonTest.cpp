@@ -45,8 +45,10 @@ struct Collected {
 };
 
 JsonRecordSink collectingSink(Collected &out) {
-  return JsonRecordSink(
-      kClock, [&out](const char *data, size_t size) { out.writes.emplace_back(data, size); });
+  return JsonRecordSink(kClock, [&out](const char *data, size_t size) {
+    out.writes.emplace_back(data, size);
+    return size;
+  });
 }
 
 TraceEvent eventOf(const TraceSchema &schema, uint32_t id, uint64_t reading,
@@ -184,7 +186,7 @@ TEST(RecordSinkJson, WritesWholeLinesInLargePieces) {
   // Written without a flush once a buffer's worth is pending.
   ASSERT_FALSE(out.writes.empty());
   for (const std::string &w : out.writes) {
-    EXPECT_GE(w.size(), JsonRecordSink::kFlushSize);
+    EXPECT_GE(w.size(), RecordTextBuffer::kFlushSize);
     EXPECT_EQ(w.back(), '\n');
   }
   size_t written = out.writes.size();
