@@ -107,6 +107,14 @@ TransportTotals RecordDrain::totals() const {
           t.malformed + t.missingMessages + t.overruns};
 }
 
+std::optional<std::string> RecordDrain::corruption() const {
+  const values::CorruptionLatch &latch =
+      relay_ ? relayConsumer_->corruption() : netlinkConsumer_->corruption();
+  if (!latch.tripped())
+    return std::nullopt;
+  return latch.what();
+}
+
 // Losses the rings counted since the last round, per ring (its current owner).
 void RecordDrain::reportRelayLosses() {
   for (uint32_t r = 0; r < relay_->ringCount(); ++r) {

@@ -44,6 +44,8 @@ public:
   // to the sink as losses of no known thread (pid and tid 0).
   void finish();
   TransportTotals totals() const;
+  // The first damage the consumer found in the rings or messages, if any.
+  std::optional<std::string> corruption() const;
 
 private:
   void run();

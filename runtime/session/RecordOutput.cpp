@@ -107,7 +107,14 @@ std::unique_ptr<RecordOutput> RecordOutput::open(const RecordOptions &options,
       if (!out->records_)
         return nullptr;
     }
-    out->records_ = std::make_unique<StackRecordSink>(*out->schema_, std::move(out->records_));
+    // A stack record lists at most MAXBACKTRACE addresses, or the words of a
+    // print_ustack() string.
+    const sonde_limits &limits = module.layout().limits();
+    auto stacks = std::make_unique<StackRecordSink>(
+        *out->schema_, std::move(out->records_),
+        std::max<size_t>(limits.max_backtrace, limits.max_string_len));
+    out->stacks_ = stacks.get();
+    out->records_ = std::move(stacks);
     auto streams = std::make_unique<RecordStreams>(*out->schema_, clock, *out->records_, warnLine);
     out->streams_ = streams.get();
     out->chunks_ = std::move(streams);
@@ -172,6 +179,16 @@ bool RecordOutput::finish(std::ostream &err) {
   if (std::string rotation = text_->rotationFailure(); !rotation.empty())
     err << "sonde: WARNING: -S: " << rotation << "\n";
   return ok;
+}
+
+std::optional<std::string> RecordOutput::corruption() const {
+  if (std::optional<std::string> found = drain_->corruption())
+    return found;
+  if (streams_ && streams_->corruption().tripped())
+    return streams_->corruption().what();
+  if (stacks_ && stacks_->corruption().tripped())
+    return stacks_->corruption().what();
+  return std::nullopt;
 }
 
 // stap's closing words on its transport, with the numbers.

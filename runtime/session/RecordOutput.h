@@ -50,6 +50,8 @@ struct RecordOptions {
       consumer;
 };
 
+class StackRecordSink;
+
 class RecordOutput {
 public:
   // `text` takes text and JSON output. On failure returns null with a reason.
@@ -78,6 +80,9 @@ public:
   // The closing transport summary (records, bytes, MB/s, losses). Records a
   // write error kept from the output count as lost: delivered + lost = fired.
   void summarize(std::ostream &err) const;
+  // The first damage found in what traced processes wrote (rings, messages,
+  // records), if any: the session ends on it.
+  std::optional<std::string> corruption() const;
 
 private:
   RecordOutput() = default;
@@ -94,7 +99,8 @@ private:
   std::unique_ptr<RecordSink> records_; // decoded output, unless -b
   std::unique_ptr<ChunkSink> chunks_;   // RecordStreams over records_, or the trace directory
   std::unique_ptr<RecordDrain> drain_;
-  RecordStreams *streams_ = nullptr; // chunks_ when decoding
+  RecordStreams *streams_ = nullptr;  // chunks_ when decoding
+  StackRecordSink *stacks_ = nullptr; // in records_ when decoding
   uint64_t startNs_ = 0;
 };
 

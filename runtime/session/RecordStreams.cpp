@@ -38,9 +38,17 @@ void RecordStreams::chunk(const RecordOrigin &origin, const char *data, uint32_t
       continue;
     }
     const TraceEventType *type = status == SONDE_RECORD_EVENT ? schema_.type(rec.id) : nullptr;
+    if (!type && status == SONDE_RECORD_EVENT)
+      status = SONDE_RECORD_UNKNOWN_ID; // an id the table has, but no format of the script
     if (!type) {
-      // The rest of the chunk cannot be framed: skip it, and say so once per stream.
+      // The rest of the chunk cannot be framed: skip it, and say so once per
+      // stream. Producers write only whole records of known formats, so the
+      // ring or message was written over: the session ends on it.
       ++malformed_;
+      corruption_.note("the records of pid " + std::to_string(origin.pid) + " tid " +
+                       std::to_string(origin.tid) + " (stream " + std::to_string(origin.stream) +
+                       "): " + recordStatusText(status) + ", at byte " + std::to_string(at) +
+                       " of " + std::to_string(size) + " handed over");
       if (warned_.insert(origin.stream).second)
         warn_(std::string(recordStatusText(status)) + " in the stream of pid " +
               std::to_string(origin.pid) + " tid " + std::to_string(origin.tid) +

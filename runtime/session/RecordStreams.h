@@ -1,12 +1,14 @@
 // Chunks of binary records (a relay sub-buffer's committed bytes, a netlink
 // message, a frame of a recorded stream file) decoded into events for a
 // RecordSink. Each producer stream keeps its decoder state (the last timestamp)
-// across its chunks. A chunk that does not decode is skipped, counted and
-// reported once per stream: never a crash, never a hang.
+// across its chunks. A chunk that does not decode is skipped, counted,
+// reported once per stream and noted as damage (corruption()), for the session
+// to end on: never a crash, never a hang.
 #pragma once
 
 #include "runtime/session/RecordSink.h"
 #include "runtime/session/TraceSchema.h"
+#include "runtime/values/CorruptionLatch.h"
 
 #include <functional>
 #include <string>
@@ -46,6 +48,8 @@ public:
   uint64_t events() const { return events_; }
   // Chunks (or their rest) skipped because they did not decode.
   uint64_t malformed() const { return malformed_; }
+  // The first record that did not decode: damage of what a producer wrote.
+  const values::CorruptionLatch &corruption() const { return corruption_; }
 
 private:
   const TraceSchema &schema_;
@@ -57,6 +61,7 @@ private:
   std::vector<SondeFormatArg> args_;
   std::vector<char> scratch_;
   uint64_t events_ = 0, malformed_ = 0;
+  values::CorruptionLatch corruption_;
 };
 
 // The records in `size` bytes of whole records (a chunk, or the part of one

@@ -3,14 +3,16 @@
 #include "runtime/session/KernelProbes.h"
 
 #include "runtime/session/AttachedProcess.h"
+#include "runtime/session/CorruptionWatch.h"
 #include "runtime/session/GlobalDisplay.h"
+#include "runtime/session/ModuleImports.h"
 #include "runtime/session/ProbeRunner.h"
 #include "runtime/session/SessionFacts.h"
 #include "runtime/session/SessionRequests.h"
 #include "runtime/session/TargetProcess.h"
 #include "runtime/session/TimerScheduler.h"
-#include "runtime/values/SegmentFormat.h"
 #include "runtime/transport/OutputPaths.h"
+#include "runtime/values/SegmentFormat.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -94,7 +96,8 @@ bool runsInTargets(const LoadedModule &m) {
 // Waits until a handler asks to stop, a signal arrives, the -T timeout, or the
 // -c target exits. A -x target ending does not end the session (as with stap).
 void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> timeout,
-                 TargetProcess *target, AttachedProcess *attached, RecordOutput *records) {
+                 TargetProcess *target, AttachedProcess *attached, RecordOutput *records,
+                 CorruptionWatch &damage) {
   int64_t deadlineMs = -1;
   auto now = [] {
     timespec ts;
@@ -104,7 +107,7 @@ void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> ti
   if (timeout)
     deadlineMs = now() + static_cast<int64_t>(*timeout * 1000);
   sonde_segment *seg = rt.segment->abi();
-  while (!sonde_session_exit_requested(seg) && sonde_session_running(seg)) {
+  while (!sonde_session_exit_requested(seg) && sonde_session_running(seg) && !damage.found()) {
     // A bounded wait: targets (later) stop the session through the segment only.
     int waitMs = 100;
     if (deadlineMs >= 0) {
@@ -340,6 +343,10 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   };
   // After the record output: its thread, which drains records, ends first.
   SessionRequests requests(rt, records.get());
+  requests.acceptFromTargets(moduleImports(modulePath, "sonde_fn_system_1"),
+                             moduleImports(modulePath, "sonde_fn_switch_file_0"));
+  // What traced processes may write over, checked from here to the end.
+  CorruptionWatch damage(*segment, module->layout(), records.get());
   rt.requests = &requests;
   if (target)
     requests.start(); // traced processes' system() and switch_file()
@@ -407,7 +414,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
         target->release();
       timers.start();
       waitForStop(rt, wakeFd, signalFd, options.timeoutSeconds, target ? &*target : nullptr,
-                  attached ? &*attached : nullptr, records.get());
+                  attached ? &*attached : nullptr, records.get(), damage);
     }
     if (target && !target->exitStatus() && !sonde_session_running(seg) &&
         sonde_session_state(seg) == SONDE_SESSION_STARTING)
@@ -423,6 +430,13 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
       detachTarget(rt, target ? &*target : nullptr, attached ? &*attached : nullptr);
     if (records)
       records->drainNow(); // every record of the traced processes, before end probes
+  }
+
+  // End probes and the global display trust the script state only if no traced
+  // process wrote over it: damage ends the session here, as an error.
+  if (damage.check(sonde_session_agent_count(seg) == 0)) {
+    sonde_session_set_state(seg, SONDE_SESSION_ERROR);
+    damage.report(err);
   }
 
   if (sonde_session_state(seg) != SONDE_SESSION_ERROR) {
@@ -470,7 +484,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   // WARNING line counts them either way.
   uint64_t errors = sonde_session_error_count(seg), skipped = sonde_session_skipped_count(seg);
   bool tooManySkipped = skipped > limits.max_skipped;
-  bool runFailed = errors > 0 || tooManySkipped || startFailed;
+  bool damaged = damage.report(err);
+  bool runFailed = errors > 0 || tooManySkipped || startFailed || damaged;
   char text[768];
   size_t n = tooManySkipped ? sonde_error_too_many_skipped(text, sizeof text) : 0;
   n += sonde_error_run_summary(errors, skipped, text + n, sizeof text - n);
@@ -478,7 +493,8 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
     n += sonde_error_pass5_failed(text + n, sizeof text - n);
   err.write(text, static_cast<std::streamsize>(n));
   err.flush();
-  int exitStatus = !runFailed || (options.targetExitStatus && target && !startFailed) ? status : 1;
+  int exitStatus =
+      !runFailed || (options.targetExitStatus && target && !startFailed && !damaged) ? status : 1;
   // Output lost to a write error always makes the exit status non-zero.
   return outputOk || exitStatus != 0 ? exitStatus : 1;
 }

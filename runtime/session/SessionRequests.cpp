@@ -1,6 +1,7 @@
 #include "runtime/session/SessionRequests.h"
 
 #include "runtime/session/RecordOutput.h"
+#include "runtime/values/SegmentShadow.h"
 #include "runtime/values/SessionMailbox.h"
 
 #include <cerrno>
@@ -60,10 +61,15 @@ void SessionRequests::serve() {
   bool took = false;
   while (std::optional<values::Mail> mail = values::takeMail(seg)) {
     took = true;
-    if (mail->kind == values::MailKind::Command)
+    if (mail->kind == values::MailKind::Command && commandsAccepted_)
       runCommand(mail->text);
-    else if (mail->kind == values::MailKind::SwitchFile)
+    else if (mail->kind == values::MailKind::SwitchFile && switchesAccepted_)
       switchLocked();
+    else
+      values::noteSegmentCorruption(&values::segmentHeader(seg).mailbox,
+                                    "its mailbox holds a request of kind " +
+                                        std::to_string(static_cast<uint32_t>(mail->kind)) +
+                                        ", which the script never makes");
   }
   if (took)
     values::markServed(seg); // a switch_file() caller waits for this

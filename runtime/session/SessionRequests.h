@@ -25,6 +25,13 @@ public:
   SessionRequests(const SessionRequests &) = delete;
   SessionRequests &operator=(const SessionRequests &) = delete;
 
+  // Which kinds of request traced processes may post: those the script makes
+  // (system(), switch_file()); any other found in the mailbox is noted as
+  // damage of the segment and not carried out. Both, until said otherwise.
+  void acceptFromTargets(bool commands, bool fileSwitches) {
+    commandsAccepted_ = commands;
+    switchesAccepted_ = fileSwitches;
+  }
   // Serves traced processes' requests from a thread of its own until stop().
   void start();
   // The last requests served, the thread ended.
@@ -48,6 +55,7 @@ private:
   std::vector<std::string> commands_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
+  bool commandsAccepted_ = true, switchesAccepted_ = true;
 };
 
 } // namespace sonde::session

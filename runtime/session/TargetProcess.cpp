@@ -211,12 +211,30 @@ void TargetProcess::abandon() {
 
 void TargetProcess::detachAgents() { closeFd(controlFd_); }
 
+namespace {
+// The status pipe is the traced process's to write: one call takes at most this
+// much (the session's loop gets back to its other work), and a report line is
+// kept to this length (the rest of it dropped), so neither can grow unbounded.
+constexpr size_t kReportBytesPerCall = 64 * 1024;
+constexpr size_t kReportLineMax = 4096;
+} // namespace
+
 bool TargetProcess::takeAgentReports(int errFd) {
   char buf[4096];
-  while (statusFd_ >= 0) {
+  for (size_t taken = 0; statusFd_ >= 0 && taken < kReportBytesPerCall;) {
     ssize_t n = read(statusFd_, buf, sizeof buf);
     if (n > 0) {
+      taken += static_cast<size_t>(n);
       pending_.append(buf, static_cast<size_t>(n));
+      // The part of an overlong line past its first kReportLineMax bytes goes.
+      size_t nl = pending_.find('\n');
+      if (nl == std::string::npos && pending_.size() > kReportLineMax) {
+        pending_.resize(kReportLineMax);
+        cutLine_ = true;
+      } else if (cutLine_ && nl != std::string::npos) {
+        pending_.erase(kReportLineMax, nl - kReportLineMax);
+        cutLine_ = false;
+      }
       continue;
     }
     // EOF: every agent (and the exec'd command) closed it; stop polling it.
@@ -226,7 +244,7 @@ bool TargetProcess::takeAgentReports(int errFd) {
   }
   size_t nl;
   while ((nl = pending_.find('\n')) != std::string::npos) {
-    std::string line = pending_.substr(0, nl);
+    std::string line = pending_.substr(0, std::min(nl, kReportLineMax));
     pending_.erase(0, nl + 1);
     if (line == "ready") {
       ready_ = true;

@@ -55,7 +55,8 @@ private:
   int pidFd_ = -1, statusFd_ = -1, controlFd_ = -1, goFd_ = -1;
   bool ready_ = false;
   std::optional<int> status_;
-  std::string pending_; // a partial status line
+  std::string pending_;  // a partial status line
+  bool cutLine_ = false; // pending_ holds the start of an overlong line
 };
 
 // "exited with status 3", "was killed by signal 11 (Segmentation fault)".

@@ -75,6 +75,8 @@ int decodeArgs(const sonde_record_desc &desc, const uint8_t *in, const uint8_t *
       args[i].i = unzigzag(v);
       continue;
     }
+    if (desc.kinds[i] != SONDE_RECORD_ARG_STRING)
+      return SONDE_RECORD_MALFORMED;
     if (v > static_cast<uint64_t>(end - in))
       return SONDE_RECORD_TRUNCATED;
     if (v + 1 > scratchCap - used)
