@@ -506,7 +506,9 @@ void KernelProbeSet::writeNative(uint32_t global, const Entries &entries) {
     Block b = blockOf(entries.begin()->second);
     values::StatBlock *slot = values::statsSlot(h, 0);
     slot->count = b.count, slot->sum = b.sum, slot->min = b.min, slot->max = b.max;
-    std::copy_n(b.buckets, std::min<uint32_t>(h->shape.buckets, 128), values::blockBuckets(slot));
+    // The shape is sonde's own copy: targets can write the segment's.
+    std::copy_n(b.buckets, std::min<uint32_t>(values::trustedStats(h)->shape.buckets, 128),
+                values::blockBuckets(slot));
     return;
   }
   auto *map = reinterpret_cast<sonde_map *>(header);

@@ -23,6 +23,12 @@ void copyOut(sonde_context *ctx, char *out, const std::string &text) {
   out[n] = '\0';
 }
 
+// The time zone's name; the segment holds it, so it may have lost its terminator.
+std::string zoneName(const sonde_context *ctx) {
+  const char *name = sessionFacts(ctx).tzName;
+  return std::string(name, strnlen(name, sizeof sessionFacts(ctx).tzName));
+}
+
 // A small /proc file's text, "" if it cannot be read.
 std::string readProcFile(const std::string &path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -145,7 +151,7 @@ int64_t sonde_fn_tz_gmtoff_0(sonde_context *ctx, uint32_t) {
   return sessionFacts(ctx).tzSecondsWest;
 }
 void sonde_fn_tz_name_0(sonde_context *ctx, char *out, uint32_t) {
-  copyOut(ctx, out, sessionFacts(ctx).tzName);
+  copyOut(ctx, out, zoneName(ctx));
 }
 
 // stap's tzinfo.stp: ctime(secs - tz_gmtoff()) . " " . tz_name().
@@ -153,7 +159,7 @@ void sonde_fn_tz_ctime_1(sonde_context *ctx, char *out, int64_t secs, uint32_t l
   sonde_fn_ctime_1(ctx, out, secs - sessionFacts(ctx).tzSecondsWest, loc);
   if (ctx->error)
     return;
-  copyOut(ctx, out, std::string(out) + " " + sessionFacts(ctx).tzName);
+  copyOut(ctx, out, std::string(out) + " " + zoneName(ctx));
 }
 
 } // extern "C"

@@ -1,5 +1,6 @@
 #include "runtime/session/GlobalDisplay.h"
 
+#include <cstring>
 #include <deque>
 #include <string>
 #include <vector>
@@ -14,11 +15,17 @@ using values::ValueKind;
 
 SondeStatsSummary statsOf(const sonde_stat_summary &s) { return {s.count, s.sum, s.min, s.max}; }
 
-// Owns the strings and key arrays a SondeDumpGlobal points into.
+// Owns the strings and key arrays a SondeDumpGlobal points into. Strings are
+// read from the segment, where a traced process may have dropped their
+// terminator: at most a string global's size is taken.
 struct DumpStorage {
+  explicit DumpStorage(uint32_t maxStringLen) : maxStringLen(maxStringLen) {}
+  uint32_t maxStringLen;
   std::deque<std::string> strings;
   std::deque<std::vector<SondeValue>> keys;
-  const char *keep(const char *s) { return strings.emplace_back(s).c_str(); }
+  const char *keep(const char *s) {
+    return strings.emplace_back(s, strnlen(s, maxStringLen - 1)).c_str();
+  }
 };
 
 void collectArray(const GlobalDesc &g, const sonde_map *map, DumpStorage &store,
@@ -71,7 +78,7 @@ void displayGlobals(Runtime &rt) {
     if (sonde_locks_take(rt.segment->abi(), &offset, 1) != SONDE_OK)
       continue; // a dead or stuck holder: skip rather than print torn state
 
-    DumpStorage store;
+    DumpStorage store(layout.limits().max_string_len);
     std::vector<SondeDumpEntry> entries;
     SondeDumpGlobal dump{};
     dump.name = g.name.c_str();

@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,24 @@ TEST(CorruptionMailbox, AForgedSystemRequestIsNotRun) {
       << run;
   struct stat st {};
   EXPECT_NE(stat(forged.c_str(), &st), 0) << "the forged command ran";
+}
+
+// Text sonde shared once (the time zone's name) is read no further than its
+// field, whatever a target wrote there and after it.
+TEST(CorruptionZone, TheZoneNameStaysInItsField) {
+  ScratchDir dir;
+  std::string command = std::string(E2E_SCRIBBLE) + " zone - 0";
+  std::string zone = markProbe(E2E_SCRIBBLE, "work", "n++") +
+                     "global n\nprobe timer.ms(20) { printf(\"zone %d\\n\", strlen(tz_name())) }\n";
+  std::vector<std::string> args = {"-e", zone, "-c", command};
+  test::ProcessResult r = test::runProcess(SONDE_BINARY, args, dir.path(), kRunBound);
+  std::string run = describeRun(zone, command, r);
+  ASSERT_TRUE(r.exited) << run;
+  size_t longest = 0;
+  for (const std::string &line : test::linesOf(r.stdoutText))
+    if (line.rfind("zone ", 0) == 0)
+      longest = std::max<size_t>(longest, std::stoul(line.substr(5)));
+  EXPECT_EQ(longest, 32u) << run; // the field's size (values::SessionFacts::tzName)
 }
 
 // The agent's status pipe is the target's to write too (a static program keeps

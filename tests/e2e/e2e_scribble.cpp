@@ -8,7 +8,9 @@
 //   WHAT     state (the whole state segment), globals (the segment past its
 //            header), relay (the whole relay channel), mailbox (PATTERN is a
 //            shell command, posted to the segment's mailbox as a system()
-//            request once, whether the script calls system() or not)
+//            request once, whether the script calls system() or not), zone
+//            (the time zone's name sonde shared left without its terminator,
+//            the mailbox's first word after it not zero)
 //   PATTERN  random (xorshift bytes from SEED), ones (0xff), zeros, huge:
 //            state/globals: every 32-bit word a huge count or offset, except
 //            the free lock words heading 64-byte lines (so that sonde looks past
@@ -115,6 +117,12 @@ void scribble(const std::string &what, const std::string &pattern) {
   if (!r.begin) {
     std::fprintf(stderr, "e2e_scribble: no writable mapping of the %s memfd\n", what.c_str());
     std::exit(2);
+  }
+  if (what == "zone") {
+    auto *h = reinterpret_cast<sonde::values::SegmentHeader *>(r.begin);
+    std::memset(h->facts.tzName, 'Z', sizeof h->facts.tzName);
+    h->mailbox.head.store(0x4141414141414141ull);
+    return;
   }
   if (what == "mailbox") {
     static bool posted = false;
