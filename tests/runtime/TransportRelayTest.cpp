@@ -151,6 +151,32 @@ TEST(TransportRelay, OverwriteModeKeepsTheMostRecentRecords) {
   EXPECT_EQ(c.recordsLost, 0u);
 }
 
+// A thread that ends hands its open sub-buffer over (head moves on, no
+// sub-buffer open): the dump still has it, so dumped + overwritten = written.
+TEST(TransportRelay, OverwriteDumpAfterTheProducerLeftHasEveryRecordNotOverwritten) {
+  constexpr uint32_t kPerSubbuf = 256 / sizeof(TestRecord);
+  RelayChannel channel = makeChannel({RelayMode::Overwrite, 256, 4, 1});
+  const uint64_t records = 10 * kPerSubbuf + 3; // the last sub-buffer partly filled
+  {
+    RelayProducer p(channel);
+    for (uint64_t i = 0; i < records; ++i)
+      ASSERT_TRUE(writeRecord(p, 0, i));
+    p.detach();
+  }
+  RelayConsumer consumer(channel);
+  Delivery delivery(1, false);
+  std::vector<uint64_t> seen;
+  consumer.dumpRecent([&](const RelayChunk &c) {
+    delivery.take(c.data, c.size, [&](const TestRecord &rec) { seen.push_back(rec.seq); });
+  });
+  RelayCounters c = channel.ringCounters(0);
+  EXPECT_EQ(c.recordsWritten, records);
+  EXPECT_EQ(c.recordsOverwritten + seen.size(), records);
+  ASSERT_EQ(seen.size(), 3 * kPerSubbuf + 3);
+  EXPECT_EQ(seen.back(), records - 1);
+  EXPECT_EQ(delivery.malformed, 0u);
+}
+
 TEST(TransportRelay, OverwriteDumpWhileTheProducerWritesSeesWholeRecords) {
   RelayChannel channel = makeChannel({RelayMode::Overwrite, 512, 4, 1});
   std::atomic<bool> done{false};
