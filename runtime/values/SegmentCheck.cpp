@@ -2,6 +2,7 @@
 
 #include "runtime/values/GlobalLocks.h"
 #include "runtime/values/MapTable.h"
+#include "runtime/values/ProcessIdentity.h"
 #include "runtime/values/ScalarStats.h"
 #include "runtime/values/SegmentShadow.h"
 
@@ -38,9 +39,11 @@ std::optional<std::string> checkSegment(const Segment &segment, const GlobalLayo
     GlobalHeader *g = globalAt(base, layout.placements()[i].offset);
     uint32_t holder = 0;
     LockAttempt lock = tryGlobalLock(g, &holder);
-    if (lock == LockAttempt::Held && handlersDone)
-      noteSegmentCorruption(g, "its lock stays held by pid " + std::to_string(holder) +
-                                   " although no handler runs any more");
+    // A traced process stuck in a handler (stopped, say) may still hold a lock
+    // after its agent left; sonde's own handlers have all returned by now.
+    if (lock == LockAttempt::Held && handlersDone && holder == myPid())
+      noteSegmentCorruption(g, "its lock word names sonde (pid " + std::to_string(holder) +
+                                   "), which runs no handler any more");
     if (lock != LockAttempt::Taken)
       continue;
     checkGlobal(g, layout.globals()[i], layout.limits());

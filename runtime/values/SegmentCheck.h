@@ -14,9 +14,9 @@
 namespace sonde::values {
 
 // The first damage found (also noted in the segment's shadow), or nullopt.
-// `handlersDone`: no handler may run any more (every agent detached), so a
-// lock still held by a live process is damage too; otherwise such a global is
-// left unchecked.
+// `handlersDone`: sonde runs no handler any more and every agent detached, so a
+// lock held in sonde's name is damage. A global whose lock another live process
+// holds (it may be stuck in a handler) is left unchecked.
 std::optional<std::string> checkSegment(const Segment &segment, const GlobalLayout &layout,
                                         bool handlersDone);
 
