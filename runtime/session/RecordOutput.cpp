@@ -157,7 +157,12 @@ void RecordOutput::dumpMerged() {
   for (auto &[ring, s] : rings)
     streams.push_back(std::move(s));
   std::string error;
-  mergeRecordStreams(streams, *schema_, transport_.clock, *records_, warnLine, &error);
+  // Producers write only whole records: what does not decode was written over.
+  auto damaged = [this](const std::string &what) {
+    warnLine(what);
+    dumpDamage_.note("relay " + what.substr(0, what.find("; skipping")));
+  };
+  mergeRecordStreams(streams, *schema_, transport_.clock, *records_, damaged, &error);
   records_->flush();
 }
 
@@ -188,6 +193,8 @@ std::optional<std::string> RecordOutput::corruption() const {
     return streams_->corruption().what();
   if (stacks_ && stacks_->corruption().tripped())
     return stacks_->corruption().what();
+  if (dumpDamage_.tripped())
+    return dumpDamage_.what();
   return std::nullopt;
 }
 

@@ -10,6 +10,7 @@
 #include "runtime/session/RecordDrain.h"
 #include "runtime/session/RecordWriter.h"
 #include "runtime/transport/NetlinkChannel.h"
+#include "runtime/values/CorruptionLatch.h"
 
 #include <functional>
 #include <iosfwd>
@@ -99,8 +100,9 @@ private:
   std::unique_ptr<RecordSink> records_; // decoded output, unless -b
   std::unique_ptr<ChunkSink> chunks_;   // RecordStreams over records_, or the trace directory
   std::unique_ptr<RecordDrain> drain_;
-  RecordStreams *streams_ = nullptr;  // chunks_ when decoding
-  StackRecordSink *stacks_ = nullptr; // in records_ when decoding
+  RecordStreams *streams_ = nullptr;   // chunks_ when decoding
+  StackRecordSink *stacks_ = nullptr;  // in records_ when decoding
+  values::CorruptionLatch dumpDamage_; // a flight-recorder dump that did not decode
   uint64_t startNs_ = 0;
 };
 

@@ -79,6 +79,22 @@ TEST_P(Corruption, EndsTheSessionNamingWhatWasCorrupt) {
   EXPECT_LT(st.st_size, kOutputBound) << run;
 }
 
+// The flight recorder keeps every record in the rings until it dumps them:
+// records written over meanwhile are found when the dump decodes them.
+TEST(CorruptionFlightRecorder, RecordsWrittenOverAreFoundInTheDump) {
+  ScratchDir dir;
+  std::string command = std::string(E2E_SCRIBBLE) + " relaydata random 1";
+  std::vector<std::string> args = {"-F", "-o", dir.file("out.txt"), "-e", script(), "-c", command};
+  test::ProcessResult r = test::runProcess(SONDE_BINARY, args, dir.path(), kRunBound);
+  std::string run = describeRun(script(), command, r);
+  ASSERT_TRUE(r.exited) << run;
+  EXPECT_NE(r.exitCode, 0) << run;
+  EXPECT_NE(r.stderrText.find("sonde: ERROR: a traced process wrote over memory sonde reads: "
+                              "relay ring "),
+            std::string::npos)
+      << run;
+}
+
 // A request in the segment's mailbox that the script never makes (it calls
 // no system()) was forged: sonde runs nothing, and says so.
 TEST(CorruptionMailbox, AForgedSystemRequestIsNotRun) {

@@ -6,7 +6,8 @@
 //
 // Usage: e2e_scribble WHAT PATTERN SEED [COUNT]
 //   WHAT     state (the whole state segment), globals (the segment past its
-//            header), relay (the whole relay channel), mailbox (PATTERN is a
+//            header), relay (the whole relay channel), relaydata (the rings'
+//            sub-buffers, past the channel's headers), mailbox (PATTERN is a
 //            shell command, posted to the segment's mailbox as a system()
 //            request once, whether the script calls system() or not), zone
 //            (the time zone's name sonde shared left without its terminator,
@@ -113,7 +114,8 @@ void forgeRequest(Region r, const std::string &command) {
 }
 
 void scribble(const std::string &what, const std::string &pattern) {
-  Region r = mappingOf(what == "relay" ? "sonde-relay" : "sonde-state");
+  bool relay = what == "relay" || what == "relaydata";
+  Region r = mappingOf(relay ? "sonde-relay" : "sonde-state");
   if (!r.begin) {
     std::fprintf(stderr, "e2e_scribble: no writable mapping of the %s memfd\n", what.c_str());
     std::exit(2);
@@ -131,12 +133,17 @@ void scribble(const std::string &what, const std::string &pattern) {
     posted = true;
     return;
   }
+  if (what == "relaydata") {
+    uint64_t data = reinterpret_cast<const sonde::transport::RelayHeader *>(r.begin)->dataOffset;
+    r.begin += data;
+    r.size -= data;
+  }
   if (what == "globals") {
     r.begin += sonde::values::kSegmentHeaderSize;
     r.size -= sonde::values::kSegmentHeaderSize;
   }
   if (pattern == "huge")
-    what == "relay" ? hugeRings(r) : hugeWords(r);
+    relay ? hugeRings(r) : hugeWords(r);
   else
     fill(r, pattern);
 }
@@ -145,7 +152,7 @@ void scribble(const std::string &what, const std::string &pattern) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: e2e_scribble state|globals|relay|mailbox "
+    std::fprintf(stderr, "usage: e2e_scribble state|globals|relay|relaydata|mailbox|zone "
                          "random|ones|zeros|huge|COMMAND SEED [COUNT]\n");
     return 2;
   }
