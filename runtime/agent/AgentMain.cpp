@@ -64,7 +64,7 @@ struct Agent {
   std::unique_ptr<SiteSet> sites;
   int controlFd = -1;
   pid_t pid = 0;
-  // -x: the descriptors sonde sent, closed when this session ends.
+  // The descriptors sonde passed, closed when this session is released.
   std::vector<int> ownedFds;
 };
 Agent *agent = nullptr;
@@ -163,9 +163,9 @@ void warn(const std::string &text) {
 }
 
 // Ends the session in this process: markers restored, output written. With
-// `release` (the process lives on after a -x session) the session's module,
-// segment and channel go too, once no handler runs any more; the site records
-// stay, as stubs may still reach them.
+// `release` (the process lives on after the session: sonde detached or died)
+// the session's module, segment, channel and descriptors go too, once no
+// handler runs any more; the site records stay, as stubs may still reach them.
 void detach(bool release) {
   std::lock_guard<std::recursive_mutex> g(agentLock);
   if (!attached.exchange(false))
@@ -221,7 +221,7 @@ void *controlLoop(void *) {
     if (n <= 0)
       break; // EOF: sonde closed the pipe or died
   }
-  detach(injected);
+  detach(true);
   return nullptr;
 }
 
@@ -263,10 +263,9 @@ void forkChild() {
 std::string start(const Contract &c) {
   std::string error;
   auto *a = new Agent;
-  if (injected)
-    a->ownedFds = {c.segmentFd, c.outputFd, c.errorFd, c.relayFd, c.netlinkFd};
+  a->ownedFds = {c.segmentFd, c.outputFd, c.errorFd, c.relayFd, c.netlinkFd};
   std::erase(a->ownedFds, -1);
-  // A failed start in a process that lives on (-x) leaves nothing behind.
+  // A failed start leaves nothing behind in the process, which runs on.
   struct Undo {
     Agent *&a;
     ~Undo() {
@@ -348,19 +347,41 @@ std::string start(const Contract &c) {
   return {};
 }
 
+// Where sonde_agent_attach() was told to connect.
+struct AttachRequest {
+  std::string socketName;
+  pid_t consumer = 0;
+};
+
+// A connection to sonde's socket, or -1. The name is sonde's secret, but the
+// peer is checked too: only the sonde that asked may hand over a contract.
+int connectToSonde(const AttachRequest &request) {
+  int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (request.socketName.size() >= sizeof addr.sun_path - 1)
+    return -1;
+  std::memcpy(addr.sun_path + 1, request.socketName.data(), request.socketName.size());
+  socklen_t len =
+      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + request.socketName.size());
+  ucred peer{};
+  socklen_t peerLen = sizeof peer;
+  if (sock >= 0 && connect(sock, reinterpret_cast<sockaddr *>(&addr), len) == 0 &&
+      getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &peer, &peerLen) == 0 &&
+      (request.consumer == 0 || peer.pid == request.consumer))
+    return sock;
+  if (sock >= 0)
+    close(sock);
+  return -1;
+}
+
 // -x: the thread sonde_agent_attach() starts. Connects to sonde's socket,
 // takes the contract, starts, reports on the socket, then serves as the
 // control thread (the socket's EOF detaches).
 void *attachThread(void *arg) {
-  std::unique_ptr<std::string> name(static_cast<std::string *>(arg));
-  int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path + 1, name->data(), name->size());
-  socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name->size());
-  if (sock < 0 || connect(sock, reinterpret_cast<sockaddr *>(&addr), len) != 0) {
-    if (sock >= 0)
-      close(sock);
+  std::unique_ptr<AttachRequest> request(static_cast<AttachRequest *>(arg));
+  int sock = connectToSonde(*request);
+  if (sock < 0) {
     starting.store(false);
     return nullptr; // sonde sees no connection and says so
   }
@@ -408,9 +429,11 @@ __attribute__((constructor)) void agentMain() {
 
 } // namespace
 
-// Called by sonde -x on a thread it stopped: returns at once (0), the work
-// goes on in a thread of ours. 1: a session is attached already; 2: no thread.
-extern "C" __attribute__((visibility("default"))) int sonde_agent_attach(const char *socketName) {
+// Called by sonde -x on a thread it borrowed: returns at once (0), the work
+// goes on in a thread of ours, which connects to `socketName` and accepts only
+// `consumer` as its peer. 1: a session is attached already; 2: no thread.
+extern "C" __attribute__((visibility("default"))) int sonde_agent_attach(const char *socketName,
+                                                                         pid_t consumer) {
   bool expected = false;
   // Claimed here, before the thread runs, so two sondes cannot both attach.
   if (!starting.compare_exchange_strong(expected, true) || attached.load()) {
@@ -419,9 +442,9 @@ extern "C" __attribute__((visibility("default"))) int sonde_agent_attach(const c
     return 1;
   }
   injected = true;
-  auto *name = new (std::nothrow) std::string(socketName);
-  if (!name || createAgentThread(attachThread, name) != 0) {
-    delete name;
+  auto *request = new (std::nothrow) AttachRequest{socketName, consumer};
+  if (!request || createAgentThread(attachThread, request) != 0) {
+    delete request;
     starting.store(false);
     return 2;
   }

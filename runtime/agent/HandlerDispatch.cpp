@@ -321,6 +321,9 @@ void retireThreads() {
     t->retired = true;
     link(retired, t);
   }
+  // Threads that still hold one (a -c thread ending later, through the
+  // interposed pthread_create's wrapper) now see it is not current.
+  generation.fetch_add(1);
 }
 
 void resumeEntries() { accepting.store(true); }

@@ -1,7 +1,9 @@
 #include "runtime/agent/SiteFinder.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <link.h>
 #include <sys/stat.h>
 
@@ -9,40 +11,44 @@ namespace sonde::agent {
 
 namespace {
 
-struct LoadedObject {
-  dev_t dev;
-  ino_t ino;
-  uintptr_t bias; // dlpi_addr: 0 for a non-PIE executable
-};
-
-std::vector<LoadedObject> loadedObjects() {
-  std::vector<LoadedObject> out;
-  dl_iterate_phdr(
-      [](dl_phdr_info *info, size_t, void *data) {
-        auto &objects = *static_cast<std::vector<LoadedObject> *>(data);
-        // The main executable comes first, with an empty name.
-        const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
-                           : objects.empty()                     ? "/proc/self/exe"
-                                                                 : nullptr;
-        struct stat st;
-        if (name && stat(name, &st) == 0)
-          objects.push_back({st.st_dev, st.st_ino, info->dlpi_addr});
-        else
-          objects.push_back({0, 0, ~uintptr_t{0}}); // keeps "first is the executable" true
-        return 0;
-      },
-      &out);
-  return out;
+std::optional<FileId> fileIdOf(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
 }
 
-const LoadedObject *objectOf(const std::vector<LoadedObject> &objects, const char *binary) {
-  struct stat st;
-  if (stat(binary, &st) != 0)
-    return nullptr;
-  for (const LoadedObject &o : objects)
-    if (o.dev == st.st_dev && o.ino == st.st_ino && o.bias != ~uintptr_t{0})
-      return &o;
-  return nullptr;
+// Calls visit(id, bias) for each loaded object, from inside dl_iterate_phdr.
+// glibc holds its loader write lock there, and dlclose unmaps an object under
+// that same lock: an object visit is given stays mapped until visit returns,
+// so its code and semaphores may be written. (Without this, a -x agent
+// patching a library another thread was unloading wrote into freed memory.)
+// A file loaded twice (dlmopen) is visited once, at its first load.
+template <class Visit> void forEachLoadedObject(Visit visit) {
+  struct State {
+    Visit *visit;
+    std::vector<FileId> seen;
+  } state{&visit, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto &st = *static_cast<State *>(data);
+        // The main executable comes first, with an empty name.
+        bool first = st.seen.empty();
+        const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+                           : first                               ? "/proc/self/exe"
+                                                                 : nullptr;
+        std::optional<FileId> id = name ? fileIdOf(name) : std::nullopt;
+        if (!id) {
+          st.seen.push_back({}); // keeps "first is the executable" true
+          return 0;
+        }
+        if (std::find(st.seen.begin(), st.seen.end(), *id) != st.seen.end())
+          return 0;
+        st.seen.push_back(*id);
+        (*st.visit)(*id, static_cast<uintptr_t>(info->dlpi_addr));
+        return 0;
+      },
+      &state);
 }
 
 std::atomic_ref<uint16_t> semaphoreAt(uintptr_t address) {
@@ -69,57 +75,91 @@ SiteSet::SiteSet(sonde_module_desc &module, void (*fire)(MarkerHook *, sonde_mar
   }
 }
 
+std::vector<std::optional<FileId>> SiteSet::siteFiles() const {
+  std::vector<std::optional<FileId>> ids(sites_.size());
+  for (size_t i = 0; i < sites_.size(); ++i)
+    ids[i] = i > 0 && std::strcmp(sites_[i].desc->binary, sites_[i - 1].desc->binary) == 0
+                 ? ids[i - 1]
+                 : fileIdOf(sites_[i].desc->binary);
+  return ids;
+}
+
 void SiteSet::attachLoaded() {
-  std::vector<LoadedObject> objects = loadedObjects();
-  for (AgentSite &s : sites_) {
-    if (s.patch || s.refused)
-      continue;
-    const LoadedObject *o = objectOf(objects, s.desc->binary);
-    if (!o)
-      continue;
-    uintptr_t address = o->bias + s.desc->pc;
-    std::string error;
-    s.patch = attachSite(address, s.desc->nop_size, static_cast<VectorSave>(s.desc->vector_save),
-                         s.desc->lean_frame != 0, &s.hook, &error);
-    if (!s.patch) {
-      s.refused = true;
-      warn_(std::string(s.desc->binary) + " " + s.desc->provider + ":" + s.desc->name + " at " +
-            hex(address) + ": " + error + "; marker skipped");
-      continue;
+  std::vector<std::optional<FileId>> files = siteFiles();
+  forEachLoadedObject([&](const FileId &id, uintptr_t bias) {
+    for (size_t i = 0; i < sites_.size(); ++i) {
+      AgentSite &s = sites_[i];
+      if (files[i] != id)
+        continue;
+      uintptr_t address = bias + s.desc->pc;
+      if (s.patch && s.patch->address == address && patchInPlace(s.patch))
+        continue;
+      // Its object was unloaded and loaded again (a -x agent polls for that):
+      // the record goes, its bytes are the fresh object's.
+      if (s.patch)
+        drop(s, false);
+      if (s.refused)
+        continue;
+      attachAt(s, address, bias);
     }
-    s.desc->load_bias = o->bias;
-    s.semaphore = s.desc->semaphore ? o->bias + s.desc->semaphore : 0;
-    if (s.semaphore)
-      semaphoreUp(s.semaphore);
+  });
+}
+
+void SiteSet::attachAt(AgentSite &s, uintptr_t address, uintptr_t bias) {
+  std::string error;
+  s.patch = attachSite(address, s.desc->nop_size, static_cast<VectorSave>(s.desc->vector_save),
+                       s.desc->lean_frame != 0, &s.hook, &error);
+  if (!s.patch) {
+    s.refused = true;
+    warn_(std::string(s.desc->binary) + " " + s.desc->provider + ":" + s.desc->name + " at " +
+          hex(address) + ": " + error + "; marker skipped");
+    return;
   }
+  s.desc->load_bias = bias;
+  s.semaphore = s.desc->semaphore ? bias + s.desc->semaphore : 0;
+  if (s.semaphore)
+    semaphoreUp(s.semaphore);
+}
+
+void SiteSet::drop(AgentSite &s, bool restore) {
+  if (restore)
+    detachSite(s.patch);
+  else
+    forgetSite(s.patch);
+  s.patch = nullptr;
+  if (s.semaphore)
+    semaphoreDown(s.semaphore, restore);
+  s.semaphore = 0;
 }
 
 void SiteSet::forgetUnloaded() {
-  std::vector<LoadedObject> objects = loadedObjects();
-  for (AgentSite &s : sites_) {
-    if (!s.patch)
-      continue;
-    const LoadedObject *o = objectOf(objects, s.desc->binary);
-    if (o && o->bias + s.desc->pc == s.patch->address)
-      continue;
-    forgetSite(s.patch);
-    s.patch = nullptr;
-    if (s.semaphore)
-      semaphoreDown(s.semaphore, false);
-    s.semaphore = 0;
-  }
+  std::vector<std::optional<FileId>> files = siteFiles();
+  std::vector<bool> loaded(sites_.size());
+  forEachLoadedObject([&](const FileId &id, uintptr_t bias) {
+    for (size_t i = 0; i < sites_.size(); ++i)
+      if (sites_[i].patch && files[i] == id &&
+          sites_[i].patch->address == bias + sites_[i].desc->pc)
+        loaded[i] = true;
+  });
+  for (size_t i = 0; i < sites_.size(); ++i)
+    if (sites_[i].patch && !loaded[i])
+      drop(sites_[i], false);
 }
 
 void SiteSet::detachAll() {
-  for (AgentSite &s : sites_) {
-    if (!s.patch)
-      continue;
-    detachSite(s.patch);
-    s.patch = nullptr;
-    if (s.semaphore)
-      semaphoreDown(s.semaphore, true);
-    s.semaphore = 0;
-  }
+  std::vector<std::optional<FileId>> files = siteFiles();
+  forEachLoadedObject([&](const FileId &id, uintptr_t bias) {
+    for (size_t i = 0; i < sites_.size(); ++i) {
+      AgentSite &s = sites_[i];
+      // Written back only where the object is still the one patched.
+      if (s.patch && files[i] == id && s.patch->address == bias + s.desc->pc &&
+          patchInPlace(s.patch))
+        drop(s, true);
+    }
+  });
+  for (AgentSite &s : sites_)
+    if (s.patch)
+      drop(s, false);
 }
 
 size_t SiteSet::attachedCount() const {

@@ -1,6 +1,8 @@
 // The module's marker sites in this process: finding each site's object among
 // those loaded (dl_iterate_phdr, matched by file identity), checking and patching
-// its NOP, counting its semaphore, and undoing all of it.
+// its NOP, counting its semaphore, and undoing all of it. Every write into an
+// object's code or semaphores happens under the loader's lock, so it cannot
+// race with that object being unloaded.
 #pragma once
 
 #include "runtime/agent/SitePatches.h"
@@ -8,10 +10,20 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace sonde::agent {
+
+// A file as the kernel knows it: a loaded object is matched to a site's binary
+// by this, whatever path each was named by.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const FileId &) const = default;
+};
 
 struct AgentSite {
   MarkerHook hook; // first: the hook pointer is the site pointer
@@ -42,6 +54,12 @@ public:
   const std::vector<AgentSite> &sites() const { return sites_; }
 
 private:
+  // The file identity of each site's binary (stat), in site order.
+  std::vector<std::optional<FileId>> siteFiles() const;
+  void attachAt(AgentSite &s, uintptr_t address, uintptr_t bias);
+  // Ends a site's attachment: its NOP and semaphore written back (`restore`),
+  // or the record only dropped (its object is gone or was loaded again).
+  void drop(AgentSite &s, bool restore);
   void semaphoreUp(uintptr_t address);
   void semaphoreDown(uintptr_t address, bool write);
 

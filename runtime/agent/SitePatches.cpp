@@ -58,14 +58,22 @@ bool isExpectedNop(uintptr_t address, uint32_t nopSize) {
   return nopSize == 5 ? std::memcmp(p, kNop5, 5) == 0 : nopSize == 1 && p[0] == kNop1;
 }
 
-bool patchIn(PatchedSite *site, std::string *error) {
-  if (site->nopSize == 1)
-    return writeCode(site->address, &kInt3, 1, error);
-  uint8_t jump[5] = {0xe9};
+// The bytes the patch writes: int3, or a jmp to the stub.
+void patchBytes(const PatchedSite *site, uint8_t out[5]) {
+  if (site->nopSize == 1) {
+    out[0] = kInt3;
+    return;
+  }
+  out[0] = 0xe9;
   int32_t rel = static_cast<int32_t>(reinterpret_cast<intptr_t>(site->stub) -
                                      static_cast<intptr_t>(site->address + 5));
-  std::memcpy(jump + 1, &rel, 4);
-  return writeCode(site->address, jump, 5, error);
+  std::memcpy(out + 1, &rel, 4);
+}
+
+bool patchIn(PatchedSite *site, std::string *error) {
+  uint8_t bytes[5];
+  patchBytes(site, bytes);
+  return writeCode(site->address, bytes, site->nopSize, error);
 }
 
 } // namespace
@@ -142,6 +150,12 @@ void detachSite(PatchedSite *site) {
   if (!site->hook.exchange(nullptr))
     return;
   writeCode(site->address, site->original, site->nopSize, nullptr);
+}
+
+bool patchInPlace(const PatchedSite *site) {
+  uint8_t bytes[5];
+  patchBytes(site, bytes);
+  return std::memcmp(reinterpret_cast<const void *>(site->address), bytes, site->nopSize) == 0;
 }
 
 void forgetSite(PatchedSite *site) {

@@ -55,6 +55,10 @@ PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, bo
 // Restores the NOP. Threads already in the stub or trapping finish harmlessly.
 void detachSite(PatchedSite *site);
 
+// Whether the site's bytes are still this patch (its object may have been
+// unloaded and loaded again at the same address). Its object must be mapped.
+bool patchInPlace(const PatchedSite *site);
+
 // The object holding the site was unloaded: drop the site without touching its
 // (unmapped) bytes, so a later object at that address starts clean.
 void forgetSite(PatchedSite *site);

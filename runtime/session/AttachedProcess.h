@@ -1,8 +1,8 @@
 // The -x PID target: a process already running, which sonde makes load the
-// agent through its own dynamic loader (one thread stopped with ptrace for the
-// calls to dlopen, dlsym and sonde_agent_attach), then hands the agent its
-// contract over a unix socket (AgentHandshake.h). Closing that socket detaches
-// the agent: it restores every marker and the process runs on untouched.
+// agent through its own dynamic loader (one of its threads, borrowed at a safe
+// point: AgentInjection.h), then hands the agent its contract over a unix
+// socket (AgentHandshake.h). Closing that socket detaches the agent: it
+// restores every marker and the process runs on untouched.
 #pragma once
 
 #include "runtime/session/AgentHandshake.h"

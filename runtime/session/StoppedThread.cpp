@@ -1,5 +1,6 @@
 #include "runtime/session/StoppedThread.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -13,10 +14,9 @@ namespace sonde::session {
 
 namespace {
 
-// Below the stack pointer: the 128-byte red zone, then room for our bytes.
-constexpr uint64_t kRedZone = 128;
 constexpr size_t kMaxVectorState = 16384;
-constexpr uint64_t kDirectionFlag = 0x400;
+constexpr int kSyscallStop = SIGTRAP | 0x80; // PTRACE_O_TRACESYSGOOD
+constexpr auto kPoll = std::chrono::microseconds(20);
 
 std::string ptraceError(const char *what, int err) {
   if (err == ESRCH)
@@ -28,36 +28,62 @@ std::string ptraceError(const char *what, int err) {
   return std::string(what) + ": " + std::strerror(err);
 }
 
-bool writeTarget(pid_t tid, uint64_t address, const void *data, size_t size) {
-  iovec local{const_cast<void *>(data), size};
-  iovec remote{reinterpret_cast<void *>(address), size};
-  return process_vm_writev(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
+bool isEventStop(int status) { return (status >> 16) == PTRACE_EVENT_STOP; }
+
+// The signal a signal-delivery-stop reports (to pass on), 0 for other stops.
+uintptr_t signalToDeliver(int status) {
+  int sig = WSTOPSIG(status);
+  return isEventStop(status) || sig == kSyscallStop ? 0 : static_cast<uintptr_t>(sig);
 }
 
 } // namespace
 
-bool StoppedThread::waitForStop(int *status, std::chrono::milliseconds limit, std::string *error) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
+StoppedThread::Wait StoppedThread::waitFor(int *status,
+                                           std::chrono::steady_clock::time_point deadline,
+                                           std::string *error) {
   for (;;) {
     pid_t r = waitpid(tid_, status, __WALL | WNOHANG);
-    if (r == tid_)
-      return true;
+    if (r == tid_) {
+      if (WIFSTOPPED(*status))
+        return Wait::Stopped;
+      held_ = false;
+      *error = "the process ended (" +
+               std::string(WIFSIGNALED(*status) ? strsignal(WTERMSIG(*status)) : "exit") + ")";
+      return Wait::Ended;
+    }
     if (r < 0 && errno != EINTR) {
       *error = std::string("waitpid: ") + std::strerror(errno);
-      return false;
+      return Wait::Failed;
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      return Wait::TimedOut;
+    std::this_thread::sleep_for(kPoll);
+  }
+}
+
+bool StoppedThread::awaitInterruptStop(std::chrono::milliseconds limit, std::string *error) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    int status = 0;
+    switch (waitFor(&status, deadline, error)) {
+    case Wait::Stopped: break;
+    case Wait::TimedOut:
       *error = "the thread did not stop within " + std::to_string(limit.count()) + " ms";
       return false;
+    default: return false;
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    if (isEventStop(status))
+      return true;
+    // A signal on its way to the thread, or the exit of a system call: let it
+    // through, the interrupt's stop follows.
+    ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void *>(signalToDeliver(status)));
   }
 }
 
 std::optional<StoppedThread> StoppedThread::seize(pid_t tid, std::string *error) {
   StoppedThread t;
   t.tid_ = tid;
-  if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
+  if (ptrace(PTRACE_SEIZE, tid, nullptr, reinterpret_cast<void *>(PTRACE_O_TRACESYSGOOD)) != 0) {
     *error = ptraceError("ptrace seize", errno);
     return std::nullopt;
   }
@@ -67,120 +93,50 @@ std::optional<StoppedThread> StoppedThread::seize(pid_t tid, std::string *error)
     *error = ptraceError("ptrace interrupt", errno);
     return std::nullopt;
   }
-  for (;;) {
-    int status = 0;
-    if (!t.waitForStop(&status, std::chrono::seconds(2), error))
-      return std::nullopt;
-    if (!WIFSTOPPED(status)) {
-      t.held_ = false;
-      *error = "it ended while being stopped";
-      return std::nullopt;
-    }
-    if ((status >> 16) == PTRACE_EVENT_STOP)
-      break;
-    // A signal on its way to the thread: let it through, the interrupt follows.
-    ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void *>(uintptr_t(WSTOPSIG(status))));
-  }
-  if (ptrace(PTRACE_GETREGS, tid, nullptr, &t.saved_) != 0) {
-    *error = ptraceError("ptrace getregs", errno);
+  if (!t.awaitInterruptStop(std::chrono::seconds(2), error) || !t.capture(error))
     return std::nullopt;
-  }
-  t.regsSaved_ = true;
-  // The injected calls clobber vector registers the thread may hold live.
-  t.vectorState_.resize(kMaxVectorState);
-  for (int note : {NT_X86_XSTATE, NT_PRFPREG}) {
-    iovec iov{t.vectorState_.data(), t.vectorState_.size()};
-    if (ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void *>(uintptr_t(note)), &iov) == 0) {
-      t.vectorState_.resize(iov.iov_len);
-      t.vectorNote_ = note;
-      break;
-    }
-  }
-  if (!t.vectorNote_) {
-    *error = ptraceError("ptrace getregset", errno);
-    return std::nullopt;
-  }
-  t.scratch_ = (t.saved_.rsp - kRedZone) & ~uint64_t{15};
   return t;
 }
 
+bool StoppedThread::capture(std::string *error) {
+  StoppedState &s = state_;
+  if (ptrace(PTRACE_GETREGS, tid_, nullptr, &s.regs) != 0 ||
+      ptrace(PTRACE_GETSIGMASK, tid_, reinterpret_cast<void *>(sizeof s.blockedSignals),
+             &s.blockedSignals) != 0) {
+    *error = ptraceError("ptrace getregs", errno);
+    return false;
+  }
+  s.vectorState.resize(kMaxVectorState);
+  for (int note : {NT_X86_XSTATE, NT_PRFPREG}) {
+    iovec iov{s.vectorState.data(), s.vectorState.size()};
+    if (ptrace(PTRACE_GETREGSET, tid_, reinterpret_cast<void *>(uintptr_t(note)), &iov) == 0) {
+      s.vectorState.resize(iov.iov_len);
+      s.xsave = note == NT_X86_XSTATE;
+      return true;
+    }
+  }
+  *error = ptraceError("ptrace getregset", errno);
+  return false;
+}
+
 StoppedThread::StoppedThread(StoppedThread &&o) noexcept
-    : tid_(o.tid_), held_(o.held_), regsSaved_(o.regsSaved_), saved_(o.saved_),
-      vectorState_(std::move(o.vectorState_)), vectorNote_(o.vectorNote_), scratch_(o.scratch_),
-      since_(o.since_), until_(o.until_) {
+    : tid_(o.tid_), held_(o.held_), state_(std::move(o.state_)), since_(o.since_),
+      until_(o.until_) {
   o.held_ = false;
 }
 
-StoppedThread::~StoppedThread() { release(); }
+StoppedThread::~StoppedThread() { detach(); }
 
-std::optional<uint64_t> StoppedThread::push(const std::string &bytes, std::string *error) {
-  uint64_t address = (scratch_ - bytes.size()) & ~uint64_t{15};
-  if (!writeTarget(tid_, address, bytes.data(), bytes.size())) {
-    *error = std::string("cannot write the target's stack: ") + std::strerror(errno);
-    return std::nullopt;
-  }
-  scratch_ = address;
-  return address;
+bool StoppedThread::read(uint64_t address, void *out, size_t size) const {
+  iovec local{out, size};
+  iovec remote{reinterpret_cast<void *>(address), size};
+  return process_vm_readv(tid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
 }
 
-std::optional<uint64_t> StoppedThread::call(uint64_t function, const std::vector<uint64_t> &args,
-                                            std::chrono::milliseconds limit, std::string *error) {
-  user_regs_struct r = saved_;
-  // At the entry of a function (rsp + 8) is 16-aligned; the return address is 0,
-  // so the return traps and hands the thread back to us.
-  uint64_t sp = ((scratch_ - 64) & ~uint64_t{15}) - 8;
-  uint64_t zero = 0;
-  if (!writeTarget(tid_, sp, &zero, sizeof zero)) {
-    *error = std::string("cannot write the target's stack: ") + std::strerror(errno);
-    return std::nullopt;
-  }
-  unsigned long long *slots[] = {&r.rdi, &r.rsi, &r.rdx, &r.rcx, &r.r8, &r.r9};
-  for (size_t i = 0; i < args.size() && i < 6; ++i)
-    *slots[i] = args[i];
-  r.rsp = sp;
-  r.rip = function;
-  r.rax = 0;
-  r.orig_rax = ~0ull; // not in a system call: no restart of the interrupted one now
-  r.eflags &= ~kDirectionFlag;
-  if (ptrace(PTRACE_SETREGS, tid_, nullptr, &r) != 0 ||
-      ptrace(PTRACE_CONT, tid_, nullptr, nullptr) != 0) {
-    *error = ptraceError("ptrace", errno);
-    return std::nullopt;
-  }
-  for (;;) {
-    int status = 0;
-    if (!waitForStop(&status, limit, error)) {
-      ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr);
-      int ignored;
-      std::string more;
-      waitForStop(&ignored, std::chrono::seconds(1), &more);
-      *error = "the call into the target did not return: " + *error;
-      return std::nullopt;
-    }
-    if (!WIFSTOPPED(status)) {
-      held_ = false;
-      *error = "the process ended during the call (" +
-               std::string(WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit") + ")";
-      return std::nullopt;
-    }
-    int sig = WSTOPSIG(status);
-    if ((status >> 16) == PTRACE_EVENT_STOP) {
-      ptrace(PTRACE_CONT, tid_, nullptr, nullptr);
-      continue;
-    }
-    user_regs_struct now{};
-    ptrace(PTRACE_GETREGS, tid_, nullptr, &now);
-    if (sig == SIGSEGV && now.rip == 0)
-      return now.rax;
-    if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT) {
-      char where[32];
-      std::snprintf(where, sizeof where, "%#llx", now.rip);
-      *error =
-          std::string("the call faulted in the target (") + strsignal(sig) + " at " + where + ")";
-      return std::nullopt;
-    }
-    ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void *>(uintptr_t(sig)));
-  }
+bool StoppedThread::write(uint64_t address, const void *data, size_t size) const {
+  iovec local{const_cast<void *>(data), size};
+  iovec remote{reinterpret_cast<void *>(address), size};
+  return process_vm_writev(tid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
 }
 
 std::string StoppedThread::readString(uint64_t address, size_t max) const {
@@ -189,23 +145,152 @@ std::string StoppedThread::readString(uint64_t address, size_t max) const {
   iovec remote{reinterpret_cast<void *>(address), max};
   ssize_t n = process_vm_readv(tid_, &local, 1, &remote, 1, 0);
   out.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  size_t nul = out.find('\0');
-  if (nul != std::string::npos)
+  if (size_t nul = out.find('\0'); nul != std::string::npos)
     out.resize(nul);
   return out;
 }
 
-void StoppedThread::release() {
+bool StoppedThread::poke(uint64_t address, std::string_view bytes, std::string *error) {
+  for (size_t at = 0; at < bytes.size(); at += 8) {
+    uint64_t word = 0;
+    if (bytes.size() - at < 8) {
+      // The last partial word keeps the bytes after it.
+      errno = 0;
+      long old = ptrace(PTRACE_PEEKDATA, tid_, reinterpret_cast<void *>(address + at), nullptr);
+      if (errno != 0) {
+        *error = ptraceError("ptrace peekdata", errno);
+        return false;
+      }
+      word = static_cast<uint64_t>(old);
+    }
+    std::memcpy(&word, bytes.data() + at, std::min<size_t>(8, bytes.size() - at));
+    if (ptrace(PTRACE_POKEDATA, tid_, reinterpret_cast<void *>(address + at),
+               reinterpret_cast<void *>(word)) != 0) {
+      *error = ptraceError("ptrace pokedata", errno);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<uint64_t> StoppedThread::runToSyscallExit(const user_regs_struct &regs, long nr,
+                                                        const std::vector<uint64_t> &args,
+                                                        std::chrono::milliseconds limit,
+                                                        std::string *error) {
+  if (ptrace(PTRACE_SETREGS, tid_, nullptr, &regs) != 0 ||
+      ptrace(PTRACE_SYSCALL, tid_, nullptr, nullptr) != 0) {
+    *error = ptraceError("ptrace", errno);
+    return std::nullopt;
+  }
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  bool entered = false;
+  for (;;) {
+    int status = 0;
+    Wait w = waitFor(&status, deadline, error);
+    if (w == Wait::TimedOut)
+      *error =
+          "the call into the target did not return within " + std::to_string(limit.count()) + " ms";
+    if (w != Wait::Stopped)
+      return std::nullopt;
+    if (WSTOPSIG(status) == kSyscallStop) {
+      __ptrace_syscall_info info{};
+      if (ptrace(PTRACE_GET_SYSCALL_INFO, tid_, reinterpret_cast<void *>(sizeof info), &info) <=
+          0) {
+        *error = ptraceError("ptrace get_syscall_info", errno);
+        return std::nullopt;
+      }
+      if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+        entered = static_cast<long>(info.entry.nr) == nr && args.size() <= 6 &&
+                  std::equal(args.begin(), args.end(), info.entry.args);
+      else if (info.op == PTRACE_SYSCALL_INFO_EXIT && entered)
+        return static_cast<uint64_t>(info.exit.rval);
+    }
+    ptrace(PTRACE_SYSCALL, tid_, nullptr, reinterpret_cast<void *>(signalToDeliver(status)));
+  }
+}
+
+bool StoppedThread::runToSyscallExitAt(uint64_t rip, std::chrono::milliseconds limit,
+                                       std::string *error) {
+  if (ptrace(PTRACE_SYSCALL, tid_, nullptr, nullptr) != 0) {
+    *error = ptraceError("ptrace", errno);
+    return false;
+  }
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    int status = 0;
+    Wait w = waitFor(&status, deadline, error);
+    if (w == Wait::TimedOut)
+      *error = "it did not get there within " + std::to_string(limit.count()) + " ms";
+    if (w != Wait::Stopped)
+      return false;
+    if (WSTOPSIG(status) == kSyscallStop) {
+      __ptrace_syscall_info info{};
+      if (ptrace(PTRACE_GET_SYSCALL_INFO, tid_, reinterpret_cast<void *>(sizeof info), &info) > 0 &&
+          info.op == PTRACE_SYSCALL_INFO_EXIT && info.instruction_pointer == rip)
+        return true;
+    }
+    ptrace(PTRACE_SYSCALL, tid_, nullptr, reinterpret_cast<void *>(signalToDeliver(status)));
+  }
+}
+
+bool StoppedThread::resume(const user_regs_struct &regs, std::string *error) {
+  if (ptrace(PTRACE_SETREGS, tid_, nullptr, &regs) != 0 ||
+      ptrace(PTRACE_CONT, tid_, nullptr, nullptr) != 0) {
+    *error = ptraceError("ptrace", errno);
+    return false;
+  }
+  return true;
+}
+
+bool StoppedThread::waitUntil(const std::function<bool()> &ready, std::chrono::milliseconds limit,
+                              std::string *error) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    if (ready())
+      return true;
+    int status = 0;
+    switch (waitFor(&status, std::chrono::steady_clock::now(), error)) {
+    case Wait::Stopped:
+      ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void *>(signalToDeliver(status)));
+      continue;
+    case Wait::TimedOut: break;
+    default: return false;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      *error = "it did not finish within " + std::to_string(limit.count()) + " ms";
+      return false;
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
+}
+
+std::optional<uint64_t> StoppedThread::stop(std::string *error) {
+  if (ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr) != 0) {
+    *error = ptraceError("ptrace interrupt", errno);
+    return std::nullopt;
+  }
+  user_regs_struct now{};
+  if (!awaitInterruptStop(std::chrono::seconds(2), error))
+    return std::nullopt;
+  if (ptrace(PTRACE_GETREGS, tid_, nullptr, &now) != 0) {
+    *error = ptraceError("ptrace getregs", errno);
+    return std::nullopt;
+  }
+  return now.rip;
+}
+
+void StoppedThread::detach() {
   if (!held_)
     return;
   held_ = false;
-  iovec iov{vectorState_.data(), vectorState_.size()};
-  if (vectorNote_)
-    ptrace(PTRACE_SETREGSET, tid_, reinterpret_cast<void *>(uintptr_t(vectorNote_)), &iov);
-  if (regsSaved_)
-    ptrace(PTRACE_SETREGS, tid_, nullptr, &saved_);
-  // From the stop our last call ended in (its SIGSEGV), signal 0 drops it.
-  ptrace(PTRACE_DETACH, tid_, nullptr, nullptr);
+  // Only a stopped tracee can be detached; a running one is stopped first
+  // (ESRCH), and one that cannot be stopped is let go when sonde exits.
+  if (ptrace(PTRACE_DETACH, tid_, nullptr, nullptr) != 0 && errno == ESRCH) {
+    std::string ignored;
+    if (ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr) == 0 &&
+        awaitInterruptStop(std::chrono::seconds(2), &ignored))
+      ptrace(PTRACE_DETACH, tid_, nullptr, nullptr);
+  }
   until_ = std::chrono::steady_clock::now();
 }
 

@@ -1,0 +1,7 @@
+/* e2e_dlcycle's library. */
+#pragma once
+
+#include <stdint.h>
+
+int64_t dlcycle_work(int64_t n);
+void dlcycle_stock_hit(int64_t n);
