@@ -1,6 +1,7 @@
 #include "runtime/transport/NetlinkConsumer.h"
 
 #include "runtime/transport/NetlinkFormat.h"
+#include "runtime/values/ProcessIdentity.h"
 
 #include <cerrno>
 #include <cstring>
@@ -74,6 +75,12 @@ bool NetlinkConsumer::accept(uint32_t length, NetlinkBatch *batch) {
     return false;
   }
   NetlinkStreamId id{h.pid, h.tid, h.generation};
+  // The sender's pid and tid name its stream (and a -b trace's file).
+  if (!values::plausiblePid(h.pid) || !values::plausiblePid(h.tid)) {
+    corruption_.note("a netlink message names pid " + std::to_string(h.pid) + " tid " +
+                     std::to_string(h.tid) + " as its sender, no thread's ids");
+    return false;
+  }
   if (streams_.size() >= kMaxNetlinkStreams && !streams_.count(id)) {
     corruption_.note("netlink messages name more than " + std::to_string(kMaxNetlinkStreams) +
                      " producer streams (the last pid " + std::to_string(h.pid) + " tid " +

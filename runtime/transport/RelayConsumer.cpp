@@ -1,6 +1,7 @@
 #include "runtime/transport/RelayConsumer.h"
 
 #include "runtime/transport/SharedFutex.h"
+#include "runtime/values/ProcessIdentity.h"
 
 #include <algorithm>
 #include <ctime>
@@ -49,13 +50,21 @@ void RelayConsumer::damage(uint32_t r, const std::string &what) {
   corruption_.note(ringName(channel_, r) + ": " + what);
 }
 
-std::optional<uint32_t> RelayConsumer::usedBytes(uint32_t r, uint32_t subbuf,
-                                                 const RelaySlotHeader &s) {
+std::optional<RelayConsumer::SlotView> RelayConsumer::readSlot(uint32_t r, uint32_t subbuf,
+                                                               const RelaySlotHeader &s) {
   uint32_t used = s.used.load(std::memory_order_acquire);
-  if (used <= channel_.subbufSize())
-    return used;
-  damage(r, "sub-buffer " + std::to_string(subbuf) + " says it holds " + std::to_string(used) +
-                " bytes, more than its " + std::to_string(channel_.subbufSize()));
+  uint64_t owner = s.owner.load(std::memory_order_relaxed);
+  std::string what = "sub-buffer " + std::to_string(subbuf);
+  if (used > channel_.subbufSize())
+    damage(r, what + " says it holds " + std::to_string(used) + " bytes, more than its " +
+                  std::to_string(channel_.subbufSize()));
+  else if (!values::plausiblePid(static_cast<uint32_t>(owner >> 32)) ||
+           !values::plausiblePid(static_cast<uint32_t>(owner)))
+    // The writer's pid and tid name its stream (and a -b trace's file).
+    damage(r, what + " names pid " + std::to_string(owner >> 32) + " tid " +
+                  std::to_string(owner & 0xffffffffu) + " as its writer, no thread's ids");
+  else
+    return SlotView{used, owner};
   return std::nullopt;
 }
 
@@ -118,15 +127,14 @@ size_t RelayConsumer::dumpRecent(const Sink &sink) {
       RelaySlotHeader &s = channel_.slot(r, n);
       if (s.subbuf.load(std::memory_order_acquire) != n)
         continue;
-      std::optional<uint32_t> bytes = usedBytes(r, n, s);
-      if (!bytes)
+      std::optional<SlotView> slot = readSlot(r, n, s);
+      if (!slot)
         break;
-      uint32_t used = *bytes;
-      std::copy_n(channel_.slotData(r, n), used, copy_.data());
+      std::copy_n(channel_.slotData(r, n), slot->used, copy_.data());
       std::atomic_thread_fence(std::memory_order_acquire);
-      if (s.subbuf.load(std::memory_order_relaxed) != n || used == 0)
+      if (s.subbuf.load(std::memory_order_relaxed) != n || slot->used == 0)
         continue;
-      sink(RelayChunk{r, s.owner.load(std::memory_order_relaxed), copy_.data(), used});
+      sink(RelayChunk{r, slot->owner, copy_.data(), slot->used});
       ++chunks;
     }
   }
@@ -155,12 +163,11 @@ size_t RelayConsumer::drainRing(uint32_t r, bool partial, const Sink &sink) {
                     std::to_string(number));
       return chunks;
     }
-    std::optional<uint32_t> used = usedBytes(r, tail, s);
-    if (!used)
+    std::optional<SlotView> slot = readSlot(r, tail, s);
+    if (!slot)
       return chunks;
-    if (*used > offset) {
-      sink(RelayChunk{r, s.owner.load(std::memory_order_relaxed),
-                      channel_.slotData(r, tail) + offset, *used - offset});
+    if (slot->used > offset) {
+      sink(RelayChunk{r, slot->owner, channel_.slotData(r, tail) + offset, slot->used - offset});
       ++chunks;
     }
     offset = 0;
@@ -171,12 +178,11 @@ size_t RelayConsumer::drainRing(uint32_t r, bool partial, const Sink &sink) {
     // (the producer may append more; the next read starts after these).
     RelaySlotHeader &s = channel_.slot(r, tail);
     if (s.subbuf.load(std::memory_order_acquire) == tail) {
-      std::optional<uint32_t> used = usedBytes(r, tail, s);
-      if (used && *used > offset) {
-        sink(RelayChunk{r, s.owner.load(std::memory_order_relaxed),
-                        channel_.slotData(r, tail) + offset, *used - offset});
+      std::optional<SlotView> slot = readSlot(r, tail, s);
+      if (slot && slot->used > offset) {
+        sink(RelayChunk{r, slot->owner, channel_.slotData(r, tail) + offset, slot->used - offset});
         ++chunks;
-        offset = *used;
+        offset = slot->used;
       }
     }
   }

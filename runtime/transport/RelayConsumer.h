@@ -5,7 +5,7 @@
 // The rings are writable by every traced process, so what it reads there is
 // checked first: the header's static fields against the channel's own copy, a
 // producer's sub-buffer number against the consumer's own (never more than the
-// ring holds ahead), each slot's number and byte count. A ring that fails is
+// ring holds ahead), each slot's number, byte count and writer. A ring that fails is
 // damaged: it is never read again, and the damage is noted (corruption()) for
 // the session to end on; what was handed over before stays as it was.
 #pragma once
@@ -61,8 +61,13 @@ private:
   bool headerIntact();
   // Notes damage of ring r and stops reading it.
   void damage(uint32_t r, const std::string &what);
-  // A committed byte count read from a slot, or nullopt (damage noted).
-  std::optional<uint32_t> usedBytes(uint32_t r, uint32_t subbuf, const RelaySlotHeader &s);
+  // What a slot says of its sub-buffer, checked: its committed bytes and the
+  // thread that wrote them; nullopt (damage noted) when either is impossible.
+  struct SlotView {
+    uint32_t used;
+    uint64_t owner;
+  };
+  std::optional<SlotView> readSlot(uint32_t r, uint32_t subbuf, const RelaySlotHeader &s);
 
   const RelayChannel &channel_;
   std::vector<uint32_t> tail_;       // per ring: the next sub-buffer to read (ours, not shared)

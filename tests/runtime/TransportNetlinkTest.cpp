@@ -300,6 +300,25 @@ TEST(TransportNetlink, MessagesFromOtherSocketsAreNotDelivered) {
   EXPECT_FALSE(consumer.corruption().tripped());
 }
 
+// A stream's pid and tid name it (and a -b trace's file): ids no thread can
+// have are damage, and the message is not delivered.
+TEST(TransportNetlink, MessagesNamingNoThreadAreRefused) {
+  NetlinkChannel channel = makeChannel({RelayMode::Block, 4 << 20, 4096, 1'000'000'000});
+  NetlinkConsumer consumer(channel);
+  RawSender own(channel);
+  std::vector<char> bytes = message(0, 1, 0);
+  NetlinkBatchHeader h;
+  std::memcpy(&h, bytes.data() + sizeof(nlmsghdr), sizeof h);
+  h.pid = 0;
+  std::memcpy(bytes.data() + sizeof(nlmsghdr), &h, sizeof h);
+  own.send(bytes);
+  Delivery delivery(1, true);
+  consumer.poll(delivery.sink());
+  EXPECT_EQ(consumer.totals().messages, 0u);
+  EXPECT_EQ(consumer.corruption().what(),
+            "a netlink message names pid 0 tid 78 as its sender, no thread's ids");
+}
+
 // A stream id is the sender's to choose: past kMaxNetlinkStreams of them the
 // consumer keeps no more state, and says why.
 TEST(TransportNetlink, MoreStreamsThanAnyTargetHasAreRefused) {

@@ -162,3 +162,18 @@ TEST(TransportRelayDamage, ProducersKeepToTheChannelsOwnGeometry) {
   EXPECT_EQ(channel.subbufSize(), 4096u);
   EXPECT_EQ(written, 4u * (4096 / 100)); // discard mode: four sub-buffers' worth, the rest lost
 }
+
+// The writer a slot names becomes a stream's identity (and a -b trace's file
+// name): ids no thread can have are damage.
+TEST(TransportRelayDamage, ASlotNamingNoThreadAsItsWriterIsNotRead) {
+  FilledRing filled(2);
+  RelayConsumer consumer(filled.channel);
+  filled.channel.slot(0, 1).owner.store(0xffffffff00000001ull);
+  Chunks chunks;
+  consumer.poll(chunks.sink());
+  EXPECT_EQ(chunks.calls, 1u);
+  EXPECT_NE(what(consumer).find("sub-buffer 1 names pid 4294967295 tid 1 as its writer, no "
+                                "thread's ids"),
+            std::string::npos)
+      << what(consumer);
+}
