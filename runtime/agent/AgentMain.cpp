@@ -398,7 +398,13 @@ void *attachThread(void *arg) {
     c.netlinkFd = received->netlinkFd;
     c.netlinkConfig = received->netlinkConfig;
     c.controlFd = sock;
+    // A sealed copy of the module sonde built: loaded through its descriptor,
+    // whose mapping outlives it.
+    if (received->moduleFd >= 0)
+      c.module = "/proc/self/fd/" + std::to_string(received->moduleFd);
     error = start(c);
+    if (received->moduleFd >= 0)
+      close(received->moduleFd);
   }
   // sonde may have given up and closed its end: no SIGPIPE for the process.
   std::string report = error.empty() ? "ready\n" : "error: " + error + "\n";

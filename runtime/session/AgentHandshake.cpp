@@ -14,7 +14,7 @@ namespace {
 
 // Module paths and configs are short; a larger message is not one of ours.
 constexpr size_t kMaxText = 8192;
-constexpr size_t kMaxFds = 5;
+constexpr size_t kMaxFds = 6;
 
 // The descriptors in the order the message lists them.
 std::vector<int *> fdSlots(AgentContract &c) {
@@ -23,6 +23,8 @@ std::vector<int *> fdSlots(AgentContract &c) {
     slots.push_back(&c.relayFd);
   if (c.netlinkFd >= 0)
     slots.push_back(&c.netlinkFd);
+  if (c.moduleFd >= 0)
+    slots.push_back(&c.moduleFd);
   return slots;
 }
 
@@ -44,6 +46,8 @@ std::string encodeContractText(const AgentContract &c) {
     text += "relay=1\n";
   if (c.netlinkFd >= 0)
     text += "netlink=" + c.netlinkConfig + "\n";
+  if (c.moduleFd >= 0)
+    text += "module-fd=1\n";
   return text;
 }
 
@@ -80,6 +84,8 @@ std::optional<AgentContract> decodeContractText(const std::string &text, std::st
     } else if (key == "netlink") {
       c.netlinkFd = 0;
       c.netlinkConfig = value;
+    } else if (key == "module-fd") {
+      c.moduleFd = 0; // a descriptor follows
     } else {
       *error = "unknown contract key '" + key + "'";
       return std::nullopt;

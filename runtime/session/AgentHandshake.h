@@ -17,6 +17,10 @@ struct AgentContract {
   int relayFd = -1;   // --transport=relay: the channel's memfd
   int netlinkFd = -1; // --transport=netlink: the channel's sending socket
   std::string netlinkConfig;
+  // -x: the module as a sealed memfd, which the agent loads through
+  // /proc/self/fd (a process of another user cannot read sonde's build
+  // directory, and nobody can change a sealed copy).
+  int moduleFd = -1;
 };
 
 // Sends `contract` on `socket` (one message); false and `error` on failure.

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -127,6 +128,24 @@ int acceptAgent(int listenFd, pid_t pid, std::string *error) {
   return -1;
 }
 
+// A sealed memfd holding the file at `path`, or -1.
+int sealedCopy(const std::string &path, std::string *error) {
+  int in = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int out = memfd_create("sonde-module", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  bool ok = in >= 0 && out >= 0;
+  char buf[65536];
+  for (ssize_t n; ok && (n = read(in, buf, sizeof buf)) != 0;)
+    ok = n > 0 && write(out, buf, static_cast<size_t>(n)) == n;
+  ok = ok && fcntl(out, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) == 0;
+  if (!ok)
+    *error = "cannot copy the module " + path + " for the agent: " + std::strerror(errno);
+  if (in >= 0)
+    close(in);
+  if (!ok && out >= 0)
+    close(out), out = -1;
+  return out;
+}
+
 // The agent's first line: "ready" or "error: ...".
 bool awaitReady(int fd, std::string *error) {
   std::string line;
@@ -188,8 +207,13 @@ std::optional<AttachedProcess> AttachedProcess::attach(const AttachSpec &spec, s
   if (ok)
     ok = (p.socket_ = acceptAgent(listenFd, spec.pid, &why)) >= 0;
   close(listenFd);
+  AgentContract contract = spec.contract;
   if (ok)
-    ok = sendAgentContract(p.socket_, spec.contract, &why) && awaitReady(p.socket_, &why);
+    ok = (contract.moduleFd = sealedCopy(spec.contract.module, &why)) >= 0;
+  if (ok)
+    ok = sendAgentContract(p.socket_, contract, &why) && awaitReady(p.socket_, &why);
+  if (contract.moduleFd >= 0)
+    close(contract.moduleFd);
   if (!ok)
     return fail(why);
   fcntl(p.socket_, F_SETFL, O_NONBLOCK);

@@ -101,8 +101,9 @@ public:
     std::string proc = "/proc/" + pidText();
     std::string maps = readFile(proc + "/maps");
     size_t modules = 0;
-    for (size_t at = 0; (at = maps.find("module.so", at)) != std::string::npos; ++at)
-      ++modules;
+    for (const char *module : {"module.so", "memfd:sonde-module"})
+      for (size_t at = 0; (at = maps.find(module, at)) != std::string::npos; ++at)
+        ++modules;
     return "threads " + std::to_string(count(proc + "/task")) + ", fds " +
            std::to_string(count(proc + "/fd")) + ", modules mapped " + std::to_string(modules) +
            ", code " + (codeAsInFile() ? "as in its file" : "CHANGED");

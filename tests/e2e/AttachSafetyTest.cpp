@@ -176,6 +176,24 @@ TEST(AttachSafety, SondeKilledAtRandomPointsLeavesTheTargetWhole) {
   expectRegsTargetOk(target);
 }
 
+// Root attaching to a process of another user: the agent there cannot read
+// sonde's build directory, so the module goes over as a sealed memfd. (It
+// failed with "cannot load module ... Permission denied".)
+TEST(AttachSafety, RootAttachesToAnotherUsersProcess) {
+  if (getuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+    GTEST_SKIP() << "needs root and setpriv";
+  ScratchDir dir;
+  RunningTarget target(0, "/usr/bin/setpriv",
+                       {"--reuid=65534", "--regid=65534", "--clear-groups", E2E_ATTACH, "1"});
+  ASSERT_TRUE(target.waitFor("ready"));
+  std::string before = target.footprint();
+  auto r = attach(countingScript(100), {"-x", target.pidText()}, dir.path());
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
+  EXPECT_EQ(r.stdoutText, "threads 1 stock 1 wrong 0 target " + target.pidText() + "\n");
+  EXPECT_EQ(target.settledFootprint(before), before);
+  expectAllThreadsOk(target, 1);
+}
+
 // Binds `name` in the abstract namespace; the descriptor (-1 on failure).
 int bindAbstract(const std::string &name) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -55,7 +55,7 @@ TEST(AgentContractText, MalformedTextIsRefusedWithAReason) {
 TEST(AgentContractSocket, DescriptorsArriveInTheirPlaces) {
   int pair[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
-  int files[4];
+  int files[5];
   for (int &fd : files) {
     char name[] = "/tmp/sonde-contract-XXXXXX";
     fd = mkstemp(name);
@@ -67,6 +67,7 @@ TEST(AgentContractSocket, DescriptorsArriveInTheirPlaces) {
   c.outputFd = files[1];
   c.errorFd = files[2];
   c.relayFd = files[3];
+  c.moduleFd = files[4];
   std::string error;
   ASSERT_TRUE(sendAgentContract(pair[0], c, &error)) << error;
   auto got = receiveAgentContract(pair[1], &error);
@@ -81,9 +82,10 @@ TEST(AgentContractSocket, DescriptorsArriveInTheirPlaces) {
   EXPECT_TRUE(sameFile(got->outputFd, files[1]));
   EXPECT_TRUE(sameFile(got->errorFd, files[2]));
   EXPECT_TRUE(sameFile(got->relayFd, files[3]));
+  EXPECT_TRUE(sameFile(got->moduleFd, files[4])) << "-x: the module's sealed copy";
   EXPECT_EQ(got->netlinkFd, -1);
   EXPECT_TRUE(fcntl(got->segmentFd, F_GETFD) & FD_CLOEXEC);
-  for (int fd : {got->segmentFd, got->outputFd, got->errorFd, got->relayFd})
+  for (int fd : {got->segmentFd, got->outputFd, got->errorFd, got->relayFd, got->moduleFd})
     close(fd);
   for (int fd : files)
     close(fd);
