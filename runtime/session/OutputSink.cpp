@@ -56,7 +56,8 @@ void OutputSink::adopt(const std::string &path) {
 
 bool OutputSink::switchFile(std::string *error) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return rotateBase_.empty() || openPart(error);
+  // After a write error nothing more is written: no empty file either.
+  return rotateBase_.empty() || errno_ != 0 || openPart(error);
 }
 
 bool OutputSink::openPart(std::string *error) {

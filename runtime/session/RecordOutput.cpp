@@ -174,7 +174,7 @@ bool RecordOutput::finish(std::ostream &err) {
   std::string error;
   bool ok = chunks_->close(&error);
   if (!ok)
-    err << "sonde: ERROR: " << error << "\n";
+    err << "sonde: " << error << "\n";
   // Text, JSON and a --lua script's output go through the text sink.
   text_->close();
   if (std::string failure = text_->failure(); !failure.empty()) {
