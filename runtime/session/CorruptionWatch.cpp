@@ -29,9 +29,11 @@ bool CorruptionWatch::report(std::ostream &err) {
   std::optional<std::string> what = damage();
   if (!what)
     return false;
+  // One write: traced processes may share the stream.
   if (!reported_)
-    err << "sonde: ERROR: a traced process wrote over memory sonde reads: " << *what
-        << "; the session ended there\n";
+    err << "sonde: ERROR: a traced process wrote over memory sonde reads: " + *what +
+               "; the session ended there\n"
+        << std::flush;
   reported_ = true;
   return true;
 }

@@ -41,8 +41,8 @@ std::string script() {
 struct Scribble {
   std::string what, pattern;
   int seed;
-  // What sonde's error must name: one of these (the whole segment written
-  // over, sonde may first meet the damage in its header or in a global).
+  // What sonde's error must name: one of these (the whole segment or channel
+  // written over, sonde may first meet the damage in its header or past it).
   std::vector<std::string> named;
 };
 
@@ -165,10 +165,10 @@ INSTANTIATE_TEST_SUITE_P(
                     Scribble{"globals", "random", 3, {"global '"}},
                     Scribble{"globals", "ones", 0, {"global '"}},
                     Scribble{"globals", "huge", 1, {"global '"}},
-                    Scribble{"relay", "random", 1, {"the relay channel's header"}},
-                    Scribble{"relay", "random", 2, {"the relay channel's header"}},
-                    Scribble{"relay", "ones", 0, {"the relay channel's header"}},
-                    Scribble{"relay", "zeros", 0, {"the relay channel's header"}},
+                    Scribble{"relay", "random", 1, {"the relay channel's header", "relay ring "}},
+                    Scribble{"relay", "random", 2, {"the relay channel's header", "relay ring "}},
+                    Scribble{"relay", "ones", 0, {"the relay channel's header", "relay ring "}},
+                    Scribble{"relay", "zeros", 0, {"the relay channel's header", "relay ring "}},
                     Scribble{"relay", "huge", 1, {"relay ring "}}),
     nameOf);
 

@@ -113,25 +113,25 @@ void forgeRequest(Region r, const std::string &command) {
   mb.posted.fetch_add(1);
 }
 
-void scribble(const std::string &what, const std::string &pattern) {
+// False once the mapping is gone: sonde ended the session and the agent
+// detached (and unmapped it).
+bool scribble(const std::string &what, const std::string &pattern) {
   bool relay = what == "relay" || what == "relaydata";
   Region r = mappingOf(relay ? "sonde-relay" : "sonde-state");
-  if (!r.begin) {
-    std::fprintf(stderr, "e2e_scribble: no writable mapping of the %s memfd\n", what.c_str());
-    std::exit(2);
-  }
+  if (!r.begin)
+    return false;
   if (what == "zone") {
     auto *h = reinterpret_cast<sonde::values::SegmentHeader *>(r.begin);
     std::memset(h->facts.tzName, 'Z', sizeof h->facts.tzName);
     h->mailbox.head.store(0x4141414141414141ull);
-    return;
+    return true;
   }
   if (what == "mailbox") {
     static bool posted = false;
     if (!posted)
       forgeRequest(r, pattern);
     posted = true;
-    return;
+    return true;
   }
   if (what == "relaydata") {
     uint64_t data = reinterpret_cast<const sonde::transport::RelayHeader *>(r.begin)->dataOffset;
@@ -146,6 +146,7 @@ void scribble(const std::string &what, const std::string &pattern) {
     relay ? hugeRings(r) : hugeWords(r);
   else
     fill(r, pattern);
+  return true;
 }
 
 } // namespace
@@ -162,11 +163,14 @@ int main(int argc, char **argv) {
   for (long i = 0; i < count; ++i)
     SONDE_PROBE(e2e, work, i, i * 3);
   // Meanwhile sonde's timer probes and its consumer read what is written here.
-  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-  while (std::chrono::steady_clock::now() < end) {
-    scribble(what, pattern);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (!scribble(what, pattern)) {
+    std::fprintf(stderr, "e2e_scribble: no writable mapping of sonde's memfd for %s\n",
+                 what.c_str());
+    return 2;
   }
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < end && scribble(what, pattern))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   std::printf("scribbled %s with %s\n", what.c_str(), pattern.c_str());
   return 0;
 }
