@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <ostream>
 
 namespace sonde::e2e {
 namespace {
@@ -19,6 +20,8 @@ struct StallCase {
   const char *transport;
   const char *mode;
 };
+
+void PrintTo(const StallCase &c, std::ostream *out) { *out << c.transport << " " << c.mode; }
 
 class ConsumerStall : public ::testing::TestWithParam<StallCase> {};
 

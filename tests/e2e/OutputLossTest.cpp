@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <ostream>
 
 namespace sonde::e2e {
 namespace {
@@ -23,6 +24,8 @@ struct OutputKind {
   bool textTransport = false; // losses in lines ("N lines ... lost"), not the summary
   std::string probeExtra;     // more of the handler's body
 };
+
+void PrintTo(const OutputKind &kind, std::ostream *out) { *out << kind.name; }
 
 const OutputKind kText{"text", {"--transport=text"}, Delivered::TextLines, true, ""};
 const OutputKind kRelay{"relay", {"--transport=relay"}, Delivered::TextLines, false, ""};
