@@ -221,7 +221,7 @@ std::optional<AttachedProcess> AttachedProcess::attach(const AttachSpec &spec, s
 }
 
 AttachedProcess::AttachedProcess(AttachedProcess &&o) noexcept
-    : pid_(o.pid_), socket_(o.socket_), pause_(o.pause_) {
+    : pid_(o.pid_), socket_(o.socket_), pause_(o.pause_), reports_(std::move(o.reports_)) {
   o.socket_ = -1;
 }
 
@@ -230,18 +230,13 @@ AttachedProcess::~AttachedProcess() { closeFd(socket_); }
 void AttachedProcess::detachAgent() { closeFd(socket_); }
 
 void AttachedProcess::takeAgentReports(int errFd) {
-  char buf[512];
-  while (socket_ >= 0) {
-    ssize_t n = read(socket_, buf, sizeof buf);
-    if (n > 0) {
-      std::string msg = "sonde: agent in pid " + std::to_string(pid_) + ": " +
-                        std::string(buf, static_cast<size_t>(n));
-      (void)!write(errFd, msg.data(), msg.size());
-      continue;
-    }
-    if (n == 0 || (errno != EAGAIN && errno != EINTR))
-      closeFd(socket_);
-    break;
+  // After "ready" the agent sends nothing: whatever comes is the process's,
+  // taken in bounded pieces.
+  if (socket_ >= 0 && !reports_.readFrom(socket_))
+    closeFd(socket_);
+  while (std::optional<std::string> line = reports_.next()) {
+    std::string msg = "sonde: agent in pid " + std::to_string(pid_) + ": " + *line + "\n";
+    (void)!write(errFd, msg.data(), msg.size());
   }
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "runtime/session/AgentHandshake.h"
+#include "runtime/session/AgentReportLines.h"
 
 #include <chrono>
 #include <optional>
@@ -52,6 +53,7 @@ private:
   pid_t pid_ = -1;
   int socket_ = -1;
   std::chrono::microseconds pause_{0};
+  AgentReportLines reports_;
 };
 
 } // namespace sonde::session

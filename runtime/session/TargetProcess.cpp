@@ -179,7 +179,7 @@ std::optional<TargetProcess> TargetProcess::spawn(const TargetSpec &spec, std::s
 
 TargetProcess::TargetProcess(TargetProcess &&o) noexcept
     : pid_(o.pid_), pidFd_(o.pidFd_), statusFd_(o.statusFd_), controlFd_(o.controlFd_),
-      goFd_(o.goFd_), ready_(o.ready_), status_(o.status_), pending_(std::move(o.pending_)) {
+      goFd_(o.goFd_), ready_(o.ready_), status_(o.status_), reports_(std::move(o.reports_)) {
   o.pid_ = -1;
   o.pidFd_ = o.statusFd_ = o.controlFd_ = o.goFd_ = -1;
 }
@@ -211,50 +211,20 @@ void TargetProcess::abandon() {
 
 void TargetProcess::detachAgents() { closeFd(controlFd_); }
 
-namespace {
-// The status pipe is the traced process's to write: one call takes at most this
-// much (the session's loop gets back to its other work), and a report line is
-// kept to this length (the rest of it dropped), so neither can grow unbounded.
-constexpr size_t kReportBytesPerCall = 64 * 1024;
-constexpr size_t kReportLineMax = 4096;
-} // namespace
-
 bool TargetProcess::takeAgentReports(int errFd) {
-  char buf[4096];
-  for (size_t taken = 0; statusFd_ >= 0 && taken < kReportBytesPerCall;) {
-    ssize_t n = read(statusFd_, buf, sizeof buf);
-    if (n > 0) {
-      taken += static_cast<size_t>(n);
-      pending_.append(buf, static_cast<size_t>(n));
-      // The part of an overlong line past its first kReportLineMax bytes goes.
-      size_t nl = pending_.find('\n');
-      if (nl == std::string::npos && pending_.size() > kReportLineMax) {
-        pending_.resize(kReportLineMax);
-        cutLine_ = true;
-      } else if (cutLine_ && nl != std::string::npos) {
-        pending_.erase(kReportLineMax, nl - kReportLineMax);
-        cutLine_ = false;
-      }
-      continue;
-    }
-    // EOF: every agent (and the exec'd command) closed it; stop polling it.
-    if (n == 0 || (errno != EAGAIN && errno != EINTR))
-      closeFd(statusFd_);
-    break;
-  }
-  size_t nl;
-  while ((nl = pending_.find('\n')) != std::string::npos) {
-    std::string line = pending_.substr(0, std::min(nl, kReportLineMax));
-    pending_.erase(0, nl + 1);
-    if (line == "ready") {
+  // EOF: every agent (and the exec'd command) closed it; stop polling it.
+  if (statusFd_ >= 0 && !reports_.readFrom(statusFd_))
+    closeFd(statusFd_);
+  while (std::optional<std::string> line = reports_.next()) {
+    if (*line == "ready") {
       ready_ = true;
-    } else if (line.rfind("launch: ", 0) == 0) {
-      std::string msg = "sonde: -c: " + line.substr(8) + "\n";
+    } else if (line->rfind("launch: ", 0) == 0) {
+      std::string msg = "sonde: -c: " + line->substr(8) + "\n";
       (void)!write(errFd, msg.data(), msg.size());
     } else {
-      if (line.rfind("error: ", 0) == 0)
-        line.erase(0, 7);
-      std::string msg = "sonde: agent in pid " + std::to_string(pid_) + ": " + line + "\n";
+      if (line->rfind("error: ", 0) == 0)
+        line->erase(0, 7);
+      std::string msg = "sonde: agent in pid " + std::to_string(pid_) + ": " + *line + "\n";
       (void)!write(errFd, msg.data(), msg.size());
     }
   }

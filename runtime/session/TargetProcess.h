@@ -6,6 +6,7 @@
 #pragma once
 
 #include "runtime/session/AgentHandshake.h"
+#include "runtime/session/AgentReportLines.h"
 
 #include <optional>
 #include <string>
@@ -55,8 +56,7 @@ private:
   int pidFd_ = -1, statusFd_ = -1, controlFd_ = -1, goFd_ = -1;
   bool ready_ = false;
   std::optional<int> status_;
-  std::string pending_;  // a partial status line
-  bool cutLine_ = false; // pending_ holds the start of an overlong line
+  AgentReportLines reports_; // the status pipe's lines
 };
 
 // "exited with status 3", "was killed by signal 11 (Segmentation fault)".

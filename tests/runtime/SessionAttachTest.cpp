@@ -1,6 +1,7 @@
 // The pieces of -x that need no target: the contract's text and its passage
 // with descriptors over a socket, and the executable check.
 #include "runtime/session/AgentHandshake.h"
+#include "runtime/session/AgentReportLines.h"
 #include "runtime/session/AttachedProcess.h"
 
 #include <gtest/gtest.h>
@@ -120,6 +121,37 @@ TEST(AttachTargetCheck, OnlyX86_64ProgramsTakeTheAgent) {
             "cannot read its executable: No such file or directory");
   for (const auto &f : {x86, arm, i386})
     unlink(f.c_str());
+}
+
+} // namespace
+} // namespace sonde::session
+
+namespace sonde::session {
+namespace {
+
+// What a traced process writes where agents report is taken in bounded
+// pieces: a flood neither keeps sonde reading nor makes it hold more.
+TEST(AgentReportLines, FloodsAreTakenInBoundedPiecesAndLongLinesCut) {
+  int p[2];
+  ASSERT_EQ(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+  fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+  std::string flood(200000, 'x');
+  ASSERT_EQ(write(p[1], flood.data(), flood.size()), static_cast<ssize_t>(flood.size()));
+  AgentReportLines lines;
+  EXPECT_TRUE(lines.readFrom(p[0]));
+  EXPECT_FALSE(lines.next()) << "no line ended yet";
+  char left[256 * 1024];
+  ssize_t rest = read(p[0], left, sizeof left);
+  EXPECT_GE(rest, static_cast<ssize_t>(200000 - 64 * 1024)) << "at most 64 KiB a call";
+  ASSERT_EQ(write(p[1], "\nready\n", 7), 7);
+  EXPECT_TRUE(lines.readFrom(p[0]));
+  std::optional<std::string> first = lines.next();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(*first, std::string(4096, 'x')) << "a line is cut at 4 KiB";
+  EXPECT_EQ(lines.next(), std::optional<std::string>("ready"));
+  close(p[1]);
+  EXPECT_FALSE(lines.readFrom(p[0])) << "EOF";
+  close(p[0]);
 }
 
 } // namespace
