@@ -108,6 +108,10 @@ void waitForStop(Runtime &rt, int wakeFd, int signalFd, std::optional<double> ti
     deadlineMs = now() + static_cast<int64_t>(*timeout * 1000);
   sonde_segment *seg = rt.segment->abi();
   while (!sonde_session_exit_requested(seg) && sonde_session_running(seg) && !damage.found()) {
+    // The output's reader is gone (a closed pipe, as `sonde ... | head` leaves):
+    // nothing more can be delivered, so the run ends as if by exit().
+    if (values::segmentHeader(seg).output.writeErrno.load(std::memory_order_relaxed) == EPIPE)
+      return;
     // A bounded wait: targets (later) stop the session through the segment only.
     int waitMs = 100;
     if (deadlineMs >= 0) {

@@ -7,9 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <ostream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace sonde::e2e {
 namespace {
@@ -204,6 +208,69 @@ TEST_P(ReportOutput, WriteErrorIsReportedAndCounted) {
 
 INSTANTIATE_TEST_SUITE_P(Destinations, ReportOutput,
                          ::testing::Values("tmpfs", "devfull", "stdout"));
+
+// sonde with its standard output on a pipe whose reader takes one line and
+// goes away (`sonde ... | head -1`); its stderr in DIR/stderr.
+test::ProcessResult runIntoClosedPipe(const std::vector<std::string> &args, const ScratchDir &dir) {
+  int fds[2];
+  EXPECT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  std::string errPath = dir.file("stderr");
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    int err = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, STDERR_FILENO);
+    std::vector<char *> argv{const_cast<char *>(SONDE_BINARY)};
+    for (const std::string &a : args)
+      argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(SONDE_BINARY, argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  char c = 0;
+  while (read(fds[0], &c, 1) == 1 && c != '\n') {
+  }
+  close(fds[0]);
+  test::ProcessResult result;
+  int status = 0;
+  result.timedOut =
+      !waitFor([&] { return waitpid(pid, &status, WNOHANG) == pid; }, std::chrono::seconds(60));
+  if (result.timedOut) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  result.exited = !result.timedOut && WIFEXITED(status);
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.stderrText = readFile(errPath);
+  return result;
+}
+
+// The reader of sonde's output goes away: sonde ends the run with the error
+// and exit 1 (a run with no target would otherwise go on forever)...
+TEST(ClosedPipe, TheRunEndsWithTheError) {
+  ScratchDir dir;
+  auto r = runIntoClosedPipe({"-e", "probe timer.ms(5) { printf(\"tick\\n\") }"}, dir);
+  ASSERT_TRUE(r.exited) << r.describe() << "\n" << r.stderrText;
+  EXPECT_EQ(r.exitCode, 1) << r.stderrText;
+  EXPECT_NE(
+      r.stderrText.find(std::string("cannot write to standard output: ") + std::strerror(EPIPE)),
+      std::string::npos)
+      << r.stderrText;
+}
+
+// ...and a traced process whose handlers write there (the text transport)
+// gets no SIGPIPE: it runs to its end.
+TEST(ClosedPipe, TheTracedProcessIsNotKilled) {
+  ScratchDir dir;
+  std::string command = std::string(E2E_FLOOD) + " 4 500000 " + dir.path();
+  auto r = runIntoClosedPipe({"--transport=text", "-e", floodScript(kText), "-c", command}, dir);
+  ASSERT_TRUE(r.exited) << r.describe() << "\n" << r.stderrText;
+  EXPECT_EQ(r.exitCode, 1) << r.stderrText;
+  EXPECT_TRUE(waitFor([&] { return firedEvents(dir) == 2000000u; }, std::chrono::seconds(60)))
+      << "the target did not finish\n"
+      << r.stderrText;
+}
 
 } // namespace
 } // namespace sonde::e2e
