@@ -39,6 +39,9 @@ public:
   void event(const session::TraceEvent &e) override;
   void lost(const session::RecordOrigin &origin, uint64_t count) override;
   void flush() override;
+  // The records the text fallback could not write (the script's own output
+  // is counted in lines and bytes by sonde's output).
+  uint64_t recordsNotWritten() const override { return fallback_->recordsNotWritten(); }
   // Runs finish(); false if the script failed anywhere.
   bool close(std::string *error) override;
 

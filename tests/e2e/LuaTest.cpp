@@ -171,6 +171,25 @@ TEST(LuaConsumer, AnEventErrorNamesTheLineAndTheRestIsPrinted) {
   EXPECT_EQ(replay.stdoutText, r.stdoutText);
 }
 
+// The records the text fallback could not write count as lost.
+TEST(LuaConsumer, RecordsTheFallbackCannotWriteAreCountedLost) {
+  ScratchDir dir;
+  std::string lua = dir.file("bad.lua");
+  writeFile(lua, "function event(ev)\n"
+                 "  local x = nil\n"
+                 "  if ev.fields.n == 2 then return x.y end\n"
+                 "end\n");
+  std::string script = fiveRecordsScript();
+  auto r = runSonde(script, kFiveRecords, dir.path(), {"--lua", lua, "-o", "/dev/full"});
+  ASSERT_TRUE(r.exited) << describeRun(script, kFiveRecords, r);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.stderrText.find("sonde: ERROR: cannot write '/dev/full': No space left on device"),
+            std::string::npos)
+      << r.stderrText;
+  EXPECT_NE(r.stderrText.find(", 4 lost (4 not written: write error)"), std::string::npos)
+      << r.stderrText;
+}
+
 TEST(LuaConsumer, AScriptThatDoesNotLoadStopsBeforeTheTarget) {
   ScratchDir dir;
   std::string lua = dir.file("syntax.lua");
