@@ -200,6 +200,12 @@ std::optional<std::string> RecordOutput::corruption() const {
 
 // stap's closing words on its transport, with the numbers.
 void RecordOutput::summarize(std::ostream &err) const {
+  if (corruption()) {
+    // The counters live in the rings and messages a traced process wrote over.
+    err << "sonde: " << (relay_ ? "relay" : "netlink") << " transport (" << modeName(options_.mode)
+        << " mode): counts not shown (a traced process wrote over them)\n";
+    return;
+  }
   TransportTotals t = drain_->totals();
   uint64_t notWritten = chunks_->recordsNotWritten();
   double seconds = static_cast<double>(transport::monotonicNs() - startNs_) / 1e9;
