@@ -152,11 +152,19 @@ int runReportCommand(int argc, char **argv, std::ostream &, std::ostream &err) {
   }
   sink = std::make_unique<session::StackRecordSink>(*trace->schema, std::move(sink));
   CountingSink counted(*sink);
-  bool ok = session::replayTraceDirectory(
+  // Records that do not decode were damaged after they were written: the
+  // rest is printed, and the report fails.
+  bool undecodable = false;
+  bool replayed = session::replayTraceDirectory(
       *trace, counted,
-      [&err](const std::string &w) { err << "sonde report: WARNING: " << w << "\n"; }, &error);
-  if (!ok)
+      [&](const std::string &w) {
+        err << "sonde report: ERROR: " << w << "\n";
+        undecodable = true;
+      },
+      &error);
+  if (!replayed)
     err << "sonde report: " << error << "\n";
+  bool ok = replayed && !undecodable;
   std::string closeError;
   if (!counted.close(&closeError)) {
     err << "sonde report: ERROR: " << closeError << "\n";

@@ -82,6 +82,26 @@ TEST(ReportDamage, GarbageInAStreamFileIsNamed) {
   EXPECT_EQ(completeLines(r.stdoutText), kEvents);
 }
 
+// Bytes written over inside a stream file (its size unchanged): whatever no
+// longer decodes is an error naming the file, and the rest is printed.
+TEST(ReportDamage, RecordsWrittenOverInAStreamFileFail) {
+  ScratchDir dir;
+  std::string trace = recordTrace(dir);
+  std::vector<std::string> files = streamFiles(trace);
+  ASSERT_FALSE(files.empty());
+  {
+    std::fstream f(files[0], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(200);
+    f << std::string(64, '\xff');
+  }
+  auto r = report(dir, trace);
+  ASSERT_TRUE(r.exited) << r.describe();
+  EXPECT_EQ(r.exitCode, 1) << r.stderrText;
+  EXPECT_NE(r.stderrText.find("sonde report: ERROR: " + files[0]), std::string::npos)
+      << r.stderrText;
+  EXPECT_GT(completeLines(r.stdoutText), 0u);
+}
+
 TEST(ReportDamage, AMissingSchemaIsNamed) {
   ScratchDir dir;
   std::string trace = recordTrace(dir);
