@@ -26,19 +26,41 @@ grammar Sonde;
     return t == SEMI || t == RBRACE;
   }
 
-  // Recursion guard: expressions, statements, prefix operators, `?:` chains and
-  // brace groups nest on the C++ stack, so absurd nesting becomes a parse error
-  // instead of a crash. (After an error the count is reset by Parser.cpp.)
+  // Recursion guards (Parser.cpp sets the limits and resets the counts after an
+  // error). `nesting`: expressions, statements, prefix operators, `?:` chains
+  // and brace groups nest on the parser's own stack. `depth`: how deep the AST
+  // can be, which every later pass recurses over: the nesting plus each
+  // operator of a left-associative chain (`a + b + c` is ((a + b) + c)), which
+  // the parser reads in a loop. Beyond either limit the parse is cancelled
+  // with `tooDeep` set, and that is a parse error instead of a crash.
   size_t nesting = 0;
   size_t maxNesting = 1000;
+  size_t depth = 0;
+  size_t maxDepth = 10000;
   antlr4::Token *tooDeep = nullptr;
+  bool tooDeepChain = false; // the depth limit was hit, not the nesting one
   void enterNesting() {
-    if (++nesting > maxNesting) {
+    ++depth;
+    if (++nesting > maxNesting || depth > maxDepth) {
       tooDeep = _input->LT(1);
+      tooDeepChain = nesting <= maxNesting;
       throw antlr4::ParseCancellationException("nesting too deep");
     }
   }
-  void leaveNesting() { --nesting; }
+  void leaveNesting() {
+    --nesting;
+    --depth;
+  }
+  // One more operator in a chain; a rule's `chained` count goes at its end.
+  void enterChain(size_t &chained) {
+    ++chained;
+    if (++depth > maxDepth) {
+      tooDeep = _input->LT(1);
+      tooDeepChain = true;
+      throw antlr4::ParseCancellationException("chain too long");
+    }
+  }
+  void leaveChain(size_t chained) { depth -= chained; }
 }
 
 // ------------------------------------------------------------------ top level
@@ -221,23 +243,33 @@ ternary
     ;
 
 logicalOr
-    : logicalAnd ('||' logicalAnd)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : logicalAnd ('||' {enterChain($chained);} logicalAnd)*
     ;
 
 logicalAnd
-    : bitOr ('&&' bitOr)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : bitOr ('&&' {enterChain($chained);} bitOr)*
     ;
 
 bitOr
-    : bitXor ('|' bitXor)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : bitXor ('|' {enterChain($chained);} bitXor)*
     ;
 
 bitXor
-    : bitAnd ('^' bitAnd)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : bitAnd ('^' {enterChain($chained);} bitAnd)*
     ;
 
 bitAnd
-    : arrayIn ('&' arrayIn)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : arrayIn ('&' {enterChain($chained);} arrayIn)*
     ;
 
 arrayIn
@@ -258,24 +290,34 @@ indexOrStar
 // Operators are inline tokens so that AstBuilder can read a level's children
 // as operand, operator, operand, ... without looking anything up.
 comparison
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
     : shift ( regexOp=('=~' | '!~') strings
-            | (('<' | '>' | '<=' | '>=' | '==' | '!=') shift)+ )?
+            | (('<' | '>' | '<=' | '>=' | '==' | '!=') {enterChain($chained);} shift)+ )?
     ;
 
 shift
-    : concatenation (('<<' | '>>' | '>>>') concatenation)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : concatenation (('<<' | '>>' | '>>>') {enterChain($chained);} concatenation)*
     ;
 
 concatenation
-    : additive ('.' additive)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : additive ('.' {enterChain($chained);} additive)*
     ;
 
 additive
-    : multiplicative (('+' | '-') multiplicative)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : multiplicative (('+' | '-') {enterChain($chained);} multiplicative)*
     ;
 
 multiplicative
-    : unary (('*' | '/' | '%') unary)*
+locals [size_t chained = 0]
+@after { leaveChain($chained); }
+    : unary (('*' | '/' | '%') {enterChain($chained);} unary)*
     ;
 
 unary

@@ -12,6 +12,20 @@
 
 namespace sonde::codegen {
 
+llvm::Value *CodegenTarget::concatStrings(RuntimeBuilder &b, size_t count,
+                                          const std::function<llvm::Value *(size_t)> &part,
+                                          const std::function<llvm::Value *()> &temp,
+                                          uint32_t cap) {
+  llvm::Value *left = part(0);
+  for (size_t i = 1; i < count; ++i) {
+    llvm::Value *out = temp();
+    copyString(b, out, left, cap);
+    appendString(b, out, part(i), cap);
+    left = out;
+  }
+  return left;
+}
+
 llvm::Value *CodegenTarget::globalData(RuntimeBuilder &b, llvm::Value *base,
                                        const GlobalSlot &slot) {
   return b.bytePtr(base, slot.placement.dataOffset, slot.desc->name);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,13 @@ public:
   // dst .= src, truncated.
   virtual void appendString(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *src,
                             uint32_t cap) = 0;
+  // part(0) . part(1) ... part(count - 1) (count >= 2), truncated, in a buffer
+  // from temp(). Each part is asked for after the ones before it are copied
+  // (its code may change what they pointed at). By default one buffer per
+  // operator, as the chain ((a . b) . c) reads.
+  virtual llvm::Value *concatStrings(RuntimeBuilder &b, size_t count,
+                                     const std::function<llvm::Value *(size_t)> &part,
+                                     const std::function<llvm::Value *()> &temp, uint32_t cap);
   // <0, 0, >0 as strcmp (an i32).
   virtual llvm::Value *compareStrings(RuntimeBuilder &b, llvm::Value *lhs, llvm::Value *rhs) = 0;
 

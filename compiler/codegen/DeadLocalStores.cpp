@@ -1,5 +1,8 @@
 #include "codegen/DeadLocalStores.h"
 
+#include <unordered_map>
+#include <vector>
+
 namespace sonde::codegen {
 
 namespace {
@@ -38,58 +41,70 @@ ast::LocalVar *storedLocal(const ast::Stmt &s) {
   return effects.found ? nullptr : target->local;
 }
 
-// The locals read outside the statements currently considered dead.
-class LocalReads : public ast::RecursiveVisitor {
+// Every `local = value` statement of a body, the locals its value reads, and
+// how many times each local is read in the whole body (values included).
+class Reads : public ast::RecursiveVisitor {
 public:
   using RecursiveVisitor::visit;
-  LocalReads(const std::unordered_set<const ast::Stmt *> &dead) : dead_(dead) {}
-  std::unordered_set<const ast::LocalVar *> read;
+  struct Store {
+    const ast::Stmt *stmt;
+    ast::LocalVar *local;
+    std::vector<const ast::LocalVar *> reads;
+  };
+  std::vector<Store> stores;
+  std::unordered_map<const ast::LocalVar *, size_t> count;
 
   void visit(ast::ExprStmt &s) override {
-    if (dead_.count(&s))
-      return;
-    if (storedLocal(s)) {
-      // The target is written, not read; its value may read others.
-      static_cast<ast::AssignExpr &>(*s.expr).rhs->accept(*this);
+    ast::LocalVar *l = storedLocal(s);
+    if (!l) {
+      RecursiveVisitor::visit(s);
       return;
     }
-    RecursiveVisitor::visit(s);
+    // The target is written, not read; its value may read others.
+    stores.push_back({&s, l, {}});
+    current_ = &stores.back().reads;
+    static_cast<ast::AssignExpr &>(*s.expr).rhs->accept(*this);
+    current_ = nullptr;
   }
   void visit(ast::Symbol &s) override {
-    if (s.local)
-      read.insert(s.local);
+    if (!s.local)
+      return;
+    ++count[s.local];
+    if (current_)
+      current_->push_back(s.local);
   }
 
 private:
-  const std::unordered_set<const ast::Stmt *> &dead_;
-};
-
-// Every `local = value` statement of a body.
-class Stores : public ast::RecursiveVisitor {
-public:
-  using RecursiveVisitor::visit;
-  std::vector<std::pair<const ast::Stmt *, ast::LocalVar *>> found;
-  void visit(ast::ExprStmt &s) override {
-    if (ast::LocalVar *l = storedLocal(s))
-      found.emplace_back(&s, l);
-  }
+  std::vector<const ast::LocalVar *> *current_ = nullptr;
 };
 
 } // namespace
 
+// A store is dead when nothing but dead stores reads its local. Stores die as
+// the reads of their locals drop to zero, and a dead store's own reads drop
+// with it: one pass, however long a chain `a = 1; b = a; c = b; ...` is.
 std::unordered_set<const ast::Stmt *> deadLocalStores(ast::Stmt &body, ast::Expr *condition) {
-  Stores stores;
-  body.accept(stores);
+  Reads reads;
+  body.accept(reads);
+  if (condition)
+    condition->accept(reads);
+  std::unordered_map<const ast::LocalVar *, std::vector<const Reads::Store *>> storesOf;
+  for (const Reads::Store &st : reads.stores)
+    storesOf[st.local].push_back(&st);
+  std::vector<const ast::LocalVar *> unread;
+  for (const auto &[local, stores] : storesOf)
+    if (!local->isParam && reads.count[local] == 0)
+      unread.push_back(local);
   std::unordered_set<const ast::Stmt *> dead;
-  for (bool changed = true; changed;) {
-    changed = false;
-    LocalReads reads(dead);
-    body.accept(reads);
-    if (condition)
-      condition->accept(reads);
-    for (auto [stmt, local] : stores.found)
-      if (!local->isParam && !reads.read.count(local) && dead.insert(stmt).second)
-        changed = true;
+  while (!unread.empty()) {
+    const ast::LocalVar *local = unread.back();
+    unread.pop_back();
+    for (const Reads::Store *st : storesOf[local]) {
+      dead.insert(st->stmt);
+      for (const ast::LocalVar *r : st->reads)
+        if (--reads.count[r] == 0 && !r->isParam && storesOf.count(r))
+          unread.push_back(r);
+    }
   }
   return dead;
 }

@@ -1,6 +1,7 @@
 // Literals, operators, comparisons, strings, regular expressions and variables.
 #include "codegen/IrGenerator.h"
 
+#include <algorithm>
 #include <regex.h>
 
 namespace sonde::codegen {
@@ -58,18 +59,29 @@ llvm::Value *IrGenerator::longBinary(ast::BinaryOp op, llvm::Value *l, llvm::Val
   return b_.constLong(0);
 }
 
-// l . rhs: l is copied first, so rhs may change what l pointed at.
-Value IrGenerator::concat(llvm::Value *l, ast::Expr &rhs) {
-  llvm::Value *out = stringTemp();
-  target_.copyString(b_, out, l, strCap_);
-  llvm::Value *r = evalString(rhs);
-  target_.appendString(b_, out, r, strCap_);
+// a . b . c ... is ((a . b) . c) ...: the left spine is followed in a loop, not
+// recursively, and the target joins the parts (the native one into a single
+// buffer). Each operand is evaluated after the ones before it are copied, so it
+// may change what they pointed at (a function call assigning a global).
+Value IrGenerator::concat(ast::BinaryExpr &e) {
+  std::vector<ast::Expr *> operands;
+  ast::Expr *left = &e;
+  for (auto *b = &e; b && b->op == ast::BinaryOp::Concat;
+       b = dynamic_cast<ast::BinaryExpr *>(left)) {
+    operands.push_back(b->rhs.get());
+    left = b->lhs.get();
+  }
+  operands.push_back(left);
+  std::reverse(operands.begin(), operands.end());
+  llvm::Value *out = target_.concatStrings(
+      b_, operands.size(), [&](size_t i) { return evalString(*operands[i]); },
+      [&] { return stringTemp(); }, strCap_);
   return {out, ast::Type::String};
 }
 
 void IrGenerator::visit(ast::BinaryExpr &e) {
   if (e.op == ast::BinaryOp::Concat) {
-    result_ = concat(evalString(*e.lhs), *e.rhs);
+    result_ = concat(e);
     return;
   }
   llvm::Value *l = evalLong(*e.lhs);

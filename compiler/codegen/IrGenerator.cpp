@@ -13,6 +13,14 @@
 
 namespace sonde::codegen {
 
+namespace {
+
+// Deeper than the call chains of tapsets and scripts in practice, where inlining
+// pays; shallow enough that inlining stays linear in the chain's length.
+constexpr int64_t kMaxInlinedChain = 16;
+
+} // namespace
+
 IrGenerator::IrGenerator(const ScriptFacts &facts, ModuleTables &tables, llvm::Module &m,
                          CodegenTarget &target, const CodegenOptions &opts, DiagnosticEngine &diags)
     : facts_(facts), tables_(tables), module_(m), target_(target), opts_(opts), diags_(diags),
@@ -78,6 +86,12 @@ llvm::Function *IrGenerator::declareFunction(const ast::FunctionDecl &f) {
   auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "function." + f.name,
                                     module_);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
+  // LLVM inlines a function called once into its caller whatever its size, and
+  // then simplifies the caller again: along a chain of such functions (f0 calls
+  // f1 calls f2 ...) every link would get the whole rest of the chain, time
+  // quadratic in its length. Only the last links of a long chain are inlined.
+  if (facts_.callHeight(f) > kMaxInlinedChain)
+    fn->addFnAttr(llvm::Attribute::NoInline);
   return fn;
 }
 

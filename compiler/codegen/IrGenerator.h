@@ -185,7 +185,7 @@ private:
   llvm::Value *evalCondition(ast::Expr &e); // i1
   llvm::Value *stringLiteral(const std::string &s);
   llvm::Value *longBinary(ast::BinaryOp op, llvm::Value *l, llvm::Value *r, const Token &tok);
-  Value concat(llvm::Value *l, ast::Expr &rhs);
+  Value concat(ast::BinaryExpr &e);
   llvm::Value *globalData(const ast::GlobalDecl &g);
   llvm::Value *globalHeader(const ast::GlobalDecl &g);
   const GlobalSlot *slotOf(const ast::GlobalDecl *g, const Token &tok);

@@ -107,6 +107,27 @@ public:
     b.CreateStore(b.getInt8(0), b.CreateInBoundsGEP(b.getInt8Ty(), end, n));
   }
 
+  // One buffer for the whole chain; the length so far is carried from part to
+  // part and the NUL written once (a buffer and a NUL store per operator made
+  // the stack frame grow with the chain, and LLVM's store vectorizer quadratic
+  // in it). A long chain appends through one small function, so that the
+  // handler stays a plain sequence of calls: thousands of inline appends in a
+  // block made LLVM's vectorizer and two-address pass quadratic again.
+  llvm::Value *concatStrings(RuntimeBuilder &b, size_t count,
+                             const std::function<llvm::Value *(size_t)> &part,
+                             const std::function<llvm::Value *()> &temp, uint32_t cap) override {
+    llvm::Value *dst = temp();
+    llvm::Value *len = b.getInt64(0);
+    llvm::Function *append = count > kInlineConcatParts ? concatPartFunction(b, cap) : nullptr;
+    for (size_t i = 0; i < count; ++i) {
+      llvm::Value *src = part(i);
+      len =
+          append ? b.CreateCall(append, {dst, len, src}, "len") : appendPart(b, dst, len, src, cap);
+    }
+    b.CreateStore(b.getInt8(0), b.CreateInBoundsGEP(b.getInt8Ty(), dst, len));
+    return dst;
+  }
+
   llvm::Value *compareStrings(RuntimeBuilder &b, llvm::Value *lhs, llvm::Value *rhs) override {
     return b.CreateCall(SONDE_RT(b, strcmp), {lhs, rhs}, "cmp");
   }
@@ -171,6 +192,36 @@ public:
   const char *moduleFileName() const override { return "module.so"; }
 
 private:
+  // Chains of more parts than this append through concatPartFunction().
+  static constexpr size_t kInlineConcatParts = 16;
+
+  // Appends src at dst + len (room for cap - 1 bytes); the new length.
+  static llvm::Value *appendPart(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *len,
+                                 llvm::Value *src, uint32_t cap) {
+    llvm::Value *room = b.CreateSub(b.getInt64(cap - 1), len, "room");
+    llvm::Value *n = b.CreateCall(SONDE_RT(b, strnlen), {src, room}, "partlen");
+    b.CreateMemMove(b.CreateInBoundsGEP(b.getInt8Ty(), dst, len), llvm::MaybeAlign(1), src,
+                    llvm::MaybeAlign(1), n);
+    return b.CreateAdd(len, n, "len");
+  }
+
+  // i64 sonde.concat_part(ptr dst, i64 len, ptr src): appendPart as a function
+  // of the module, never inlined.
+  static llvm::Function *concatPartFunction(RuntimeBuilder &b, uint32_t cap) {
+    llvm::Module &m = b.module();
+    if (llvm::Function *f = m.getFunction("sonde.concat_part"))
+      return f;
+    auto *type = llvm::FunctionType::get(b.longTy(), {b.ptrTy(), b.longTy(), b.ptrTy()}, false);
+    auto *f =
+        llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "sonde.concat_part", m);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->addFnAttr(llvm::Attribute::NoInline);
+    RuntimeBuilder body(m, b.target());
+    body.SetInsertPoint(llvm::BasicBlock::Create(m.getContext(), "entry", f));
+    body.CreateRet(appendPart(body, f->getArg(0), f->getArg(1), f->getArg(2), cap));
+    return f;
+  }
+
   std::unique_ptr<llvm::TargetMachine> tm_;
   std::map<std::string, llvm::Constant *> strings_; // one constant per text
 };

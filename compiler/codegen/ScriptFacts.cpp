@@ -1,6 +1,7 @@
 #include "codegen/ScriptFacts.h"
 
 #include "runtime/session/ModuleAbi.h"
+#include "sema/CallGraph.h"
 
 #include <algorithm>
 #include <functional>
@@ -147,46 +148,37 @@ public:
     return v;
   }
 
-  // Globals a function may touch, itself or through its callees (a fixed point,
-  // since the call graph may be cyclic).
+  // Globals a function may touch, itself or through its callees.
   std::unordered_map<const ast::FunctionDecl *, std::unordered_set<const ast::GlobalDecl *>>
   transitiveGlobals() const {
-    std::unordered_map<const ast::FunctionDecl *, std::unordered_set<const ast::GlobalDecl *>> all;
-    for (const auto &[f, use] : functionUse_)
-      all[f] = use.globals;
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (const auto &[f, use] : functionUse_)
-        for (const ast::FunctionDecl *callee : use.calls)
-          for (const ast::GlobalDecl *g : all[callee])
-            changed |= all[f].insert(g).second;
-    }
-    return all;
+    using GlobalSet = std::unordered_set<const ast::GlobalDecl *>;
+    return sema::closeOverCalls<GlobalSet>(reachableFunctions(), callsOf(),
+                                           [&](const ast::FunctionDecl *f) -> const GlobalSet & {
+                                             return functionUse_.at(f).globals;
+                                           });
   }
 
-  // The longest call chain from a probe; recursion adds stap's 10 levels of slack.
-  int64_t computeNesting() const {
-    std::unordered_map<const ast::FunctionDecl *, int64_t> depth;
-    std::unordered_set<const ast::FunctionDecl *> onStack;
+  // The longest call chain from a probe; recursion adds stap's 10 levels of
+  // slack (a recursive component counts each of its functions once). `depth`:
+  // each function's own longest chain.
+  int64_t computeNesting(std::unordered_map<const ast::FunctionDecl *, int64_t> &depth) const {
     bool recursive = false;
-    std::function<int64_t(const ast::FunctionDecl *)> visit = [&](const ast::FunctionDecl *f) {
-      if (onStack.count(f)) {
-        recursive = true;
-        return int64_t{0};
-      }
-      if (auto it = depth.find(f); it != depth.end())
-        return it->second;
-      onStack.insert(f);
-      int64_t deepest = 0;
-      for (const ast::FunctionDecl *callee : functionUse_.at(f).calls)
-        deepest = std::max(deepest, visit(callee));
-      onStack.erase(f);
-      return depth[f] = deepest + 1;
-    };
+    for (const auto &component : sema::callGraphComponents(reachableFunctions(), callsOf())) {
+      int64_t below = 0;
+      for (const ast::FunctionDecl *f : component)
+        for (const ast::FunctionDecl *callee : functionUse_.at(f).calls) {
+          if (auto it = depth.find(callee); it != depth.end())
+            below = std::max(below, it->second);
+          else
+            recursive = true; // a call within the component
+        }
+      for (const ast::FunctionDecl *f : component)
+        depth[f] = below + static_cast<int64_t>(component.size());
+    }
     int64_t deepest = 0;
     for (const auto &[probe, use] : probeUse_)
       for (const ast::FunctionDecl *f : use.calls)
-        deepest = std::max(deepest, visit(f));
+        deepest = std::max(deepest, depth.at(f));
     return recursive ? deepest + 10 : deepest;
   }
 
@@ -196,6 +188,12 @@ public:
   }
 
 private:
+  sema::CalleesOf callsOf() const {
+    return [this](const ast::FunctionDecl *f) -> const std::vector<const ast::FunctionDecl *> & {
+      return functionUse_.at(f).calls;
+    };
+  }
+
   const ast::Script &script_;
   const CodegenOptions &opts_;
   DiagnosticEngine &diags_;
@@ -203,17 +201,17 @@ private:
   std::unordered_map<const ast::FunctionDecl *, BodyUse> functionUse_;
 };
 
-// A unique layout name: private globals of different files may share one.
-std::string layoutName(const ast::GlobalDecl &g, const std::vector<values::GlobalDesc> &sofar) {
-  auto taken = [&](const std::string &n) {
-    return std::any_of(sofar.begin(), sofar.end(), [&](const auto &d) { return d.name == n; });
-  };
-  if (!taken(g.name))
-    return g.name;
-  std::string base = g.name + "@" + (g.file ? g.file->name : std::string("?"));
-  std::string name = base;
-  for (int i = 2; taken(name); ++i)
-    name = base + "#" + std::to_string(i);
+// A unique layout name (private globals of different files may share one),
+// added to `taken`.
+std::string layoutName(const ast::GlobalDecl &g, std::unordered_set<std::string> &taken) {
+  std::string name = g.name;
+  if (taken.count(name)) {
+    std::string base = g.name + "@" + (g.file ? g.file->name : std::string("?"));
+    name = base;
+    for (int i = 2; taken.count(name); ++i)
+      name = base + "#" + std::to_string(i);
+  }
+  taken.insert(name);
   return name;
 }
 
@@ -285,13 +283,14 @@ std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
 
   std::vector<values::GlobalDesc> descs;
   std::vector<const ast::GlobalDecl *> declOf;
+  std::unordered_set<std::string> layoutNames;
   for (const auto &g : script.globals) {
     if (g->arity < 0 || g->type == ast::Type::Unknown)
       continue; // never used: sema elided it or left it untyped
     values::GlobalDesc d;
     if (auto it = shapes.shapes.find(g.get()); it != shapes.shapes.end())
       d = it->second;
-    d.name = layoutName(*g, descs);
+    d.name = layoutName(*g, layoutNames);
     d.value = valueKindOf(g->type);
     d.keyCount = static_cast<uint8_t>(std::min<int>(g->arity, 255));
     for (size_t i = 0; i < g->indexTypes.size() && i < d.keys.size(); ++i)
@@ -346,7 +345,8 @@ std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
   for (const auto &[f, use] : an.functionUses())
     if (use.hasNext)
       facts.usesNext_.insert(f);
-  facts.maxNesting_ = opts.maxNesting.value_or(an.computeNesting());
+  int64_t nesting = an.computeNesting(facts.callHeights_);
+  facts.maxNesting_ = opts.maxNesting.value_or(nesting);
   if (!ok)
     return std::nullopt;
   return facts;

@@ -64,6 +64,9 @@ public:
   // Whether `next` appears in the function's own body (it then reports it to its caller).
   bool usesNext(const ast::FunctionDecl &f) const { return usesNext_.count(&f) != 0; }
   int64_t maxNesting() const { return maxNesting_; }
+  // The longest call chain from `f` down, `f` included (a recursive component
+  // counts each of its functions once).
+  int64_t callHeight(const ast::FunctionDecl &f) const { return callHeights_.at(&f); }
   // Layout indexes of the globals the end of the run prints.
   const std::vector<uint32_t> &displayGlobals() const { return display_; }
   const std::vector<InitialValue> &initialValues() const { return initial_; }
@@ -77,6 +80,7 @@ private:
   std::vector<const ast::FunctionDecl *> functions_;
   std::unordered_set<const ast::FunctionDecl *> usesNext_;
   int64_t maxNesting_ = 0;
+  std::unordered_map<const ast::FunctionDecl *, int64_t> callHeights_;
   std::vector<uint32_t> display_;
   std::vector<InitialValue> initial_;
 };

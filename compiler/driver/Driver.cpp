@@ -1,6 +1,7 @@
 #include "driver/Driver.h"
 
 #include "codegen/Codegen.h"
+#include "driver/CompilerStack.h"
 #include "driver/Frontend.h"
 #include "driver/HostInfo.h"
 #include "driver/ProbeListing.h"
@@ -132,7 +133,7 @@ runPass3(Frontend &fe, const codegen::CodegenOptions &opts, std::ostream &err) {
 }
 
 // Pass 4: the module goes into a temporary directory, kept with -k and when the
-// run stops after pass 4 (its path is the result).
+// run stops after pass 4 with a module (its path is the result).
 std::optional<std::string> runPass4(Frontend &fe, codegen::GeneratedModule &module,
                                     codegen::CodegenOptions &opts,
                                     std::optional<codegen::BuildDirectory> &dir,
@@ -145,12 +146,14 @@ std::optional<std::string> runPass4(Frontend &fe, codegen::GeneratedModule &modu
     return std::nullopt;
   }
   opts.buildDir = dir->path();
-  if (cl.keepTemps || cl.lastPass == 4)
+  if (cl.keepTemps)
     dir->keep();
   std::optional<std::string> path = codegen::emitModule(module, opts, fe.diags());
   fe.diags().flush();
   if (!path)
     err << "Pass 4: compilation failed.  [man error::pass4]\n";
+  else if (cl.lastPass == 4)
+    dir->keep();
   if (cl.keepTemps)
     err << "Keeping temporary directory \"" << dir->path() << "\"\n";
   return path;
@@ -315,23 +318,26 @@ int runPass5(const std::string &modulePath, const CommandLine &cl, int64_t pid, 
   return session::runSession(modulePath, o, err);
 }
 
-} // namespace
+// What passes 1-4 leave for pass 5.
+struct CompiledScript {
+  std::optional<int> status; // set when the run ends before pass 5, with this status
+  std::string modulePath;
+  std::optional<codegen::BuildDirectory> dir;
+  int64_t pid = 0;
+  bool switchesFiles = false;
+};
 
-int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
-  if (cl.showHelp) {
-    out << helpText();
-    return 0;
-  }
-  if (cl.showVersion) {
-    out << "Sonde " << SONDE_VERSION << " (SystemTap 5.5 language)\n";
-    return 0;
-  }
+// Passes 1-4 (or -l), on the compiler's stack: the script's AST is made and
+// freed there.
+void compileScript(const CommandLine &cl, std::ostream &out, std::ostream &err,
+                   CompiledScript &result) {
+  auto finish = [&](int status) { result.status = status; };
   std::optional<std::string> bareProcess = bareProcessCommand(cl, err);
   if (!bareProcess)
-    return 1;
+    return finish(1);
   if (cl.listPattern)
-    return listProbePoints({*cl.listPattern, cl.listVariables, *bareProcess},
-                           frontendOptions(cl, *bareProcess), out, err);
+    return finish(listProbePoints({*cl.listPattern, cl.listVariables, *bareProcess},
+                                  frontendOptions(cl, *bareProcess), out, err));
 
   Frontend fe(err, frontendOptions(cl, *bareProcess));
   fe.diags().setSuppressWarnings(cl.suppressWarnings);
@@ -345,7 +351,7 @@ int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
   codegen::CodegenOptions copts;
   if (auto bad = codegenOptions(cl, copts)) {
     err << "sonde: " << *bad << "\n";
-    return 1;
+    return finish(1);
   }
 
   std::string text;
@@ -353,55 +359,77 @@ int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
   if (cl.scriptText)
     text = *cl.scriptText;
   else if (!readScript(*cl.scriptFile, text, err))
-    return 1;
+    return finish(1);
 
   bool parsed = fe.parseUserScript(name, std::move(text));
   for (const auto &extra : cl.extraScripts)
     parsed &= fe.parseUserScript("<input>", extra);
   if (!parsed) {
     err << "Pass 1: parse failed.  [man error::pass1]\n";
-    return 1;
+    return finish(1);
   }
   if (cl.lastPass == 1) {
     printParsedScript(fe.script(), out);
-    return 0;
+    return finish(0);
   }
 
   if (!fe.parseLibraries()) {
     err << "Pass 1: parse failed.  [man error::pass1]\n";
-    return 1;
+    return finish(1);
   }
   if (!fe.elaborate()) {
     err << "Pass 2: analysis failed.  [man error::pass2]\n";
-    return 1;
+    return finish(1);
   }
   if (cl.lastPass == 2) {
     printElaboratedScript(fe.script(), out, cl.verbosity > 0);
-    return 0;
+    return finish(0);
   }
   std::optional<int64_t> pid = attachedPid(fe.script(), cl, err);
   if (!pid)
-    return 1;
+    return finish(1);
 
   std::unique_ptr<codegen::GeneratedModule> module = runPass3(fe, copts, err);
   if (!module)
-    return 1;
+    return finish(1);
   if (cl.lastPass == 3) {
     out << module->irText();
-    return 0;
+    return finish(0);
   }
 
-  std::optional<codegen::BuildDirectory> dir;
-  std::optional<std::string> modulePath = runPass4(fe, *module, copts, dir, cl, err);
+  std::optional<std::string> modulePath = runPass4(fe, *module, copts, result.dir, cl, err);
   if (!modulePath)
-    return 1;
+    return finish(1);
   if (cl.lastPass == 4) {
     out << *modulePath << "\n";
+    return finish(0);
+  }
+  result.modulePath = *modulePath;
+  result.pid = *pid;
+  result.switchesFiles =
+      cl.outputFile && (cl.command || *pid) && sema::callsBuiltin(fe.script(), "switch_file");
+}
+
+} // namespace
+
+int runDriver(const CommandLine &cl, std::ostream &out, std::ostream &err) {
+  if (cl.showHelp) {
+    out << helpText();
     return 0;
   }
-  bool switchesFiles =
-      cl.outputFile && (cl.command || *pid) && sema::callsBuiltin(fe.script(), "switch_file");
-  return runPass5(*modulePath, cl, *pid, switchesFiles, err);
+  if (cl.showVersion) {
+    out << "Sonde " << SONDE_VERSION << " (SystemTap 5.5 language)\n";
+    return 0;
+  }
+  CompiledScript compiled;
+  std::string error;
+  if (!runOnCompilerStack([&] { compileScript(cl, out, err, compiled); }, &error)) {
+    err << "sonde: " << error << "\n";
+    return 1;
+  }
+  if (compiled.status)
+    return *compiled.status;
+  return runPass5(compiled.modulePath, cl, compiled.pid, compiled.switchesFiles, err);
 }
 
 } // namespace sonde

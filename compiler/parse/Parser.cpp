@@ -16,9 +16,11 @@ namespace {
 
 using P = sonde_antlr::SondeParser;
 
-// Deep enough for any real script, shallow enough for the C++ stack (each level
-// is a handful of parser, builder and later pass frames).
+// Deep enough for any real script, shallow enough for the stack the compiler
+// runs on (driver/CompilerStack.h): a nesting level is some twenty ANTLR rule
+// frames, a level of AST depth one frame of each later pass.
 constexpr size_t kMaxNesting = 1000;
+constexpr size_t kMaxDepth = 10000;
 
 bool isDeclStart(size_t type) {
   return type == P::PROBE || type == P::GLOBAL || type == P::PRIVATE || type == P::FUNCTION ||
@@ -68,15 +70,20 @@ P::TopLevelContext *ScriptParser::parseOne(P &parser, antlr4::CommonTokenStream 
     parser.reset(); // frees the previous declaration's parse tree
     stream.seek(pos);
     parser.nesting = 0;
+    parser.depth = 0;
     parser.tooDeep = nullptr;
+    parser.tooDeepChain = false;
     parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(mode);
     try {
       return parser.topLevel();
     } catch (antlr4::ParseCancellationException &) {
       if (parser.tooDeep) {
         errorIndex = parser.tooDeep->getTokenIndex();
-        diags_.parseError("too many nested expressions or statements (limit " +
-                              std::to_string(kMaxNesting) + ")",
+        diags_.parseError(parser.tooDeepChain
+                              ? "too many chained operators and nested expressions (limit " +
+                                    std::to_string(kMaxDepth) + ")"
+                              : "too many nested expressions or statements (limit " +
+                                    std::to_string(kMaxNesting) + ")",
                           diagToken(tokens_[errorIndex]), true);
         return nullptr;
       }
@@ -129,6 +136,7 @@ void ScriptParser::run() {
   parser.setErrorHandler(strategy);
   parser.glued = &glued;
   parser.maxNesting = kMaxNesting;
+  parser.maxDepth = kMaxDepth;
   AstBuilder builder(file_, tokens_, script_, diags_);
 
   size_t pos = 0;

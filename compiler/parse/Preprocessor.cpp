@@ -2,6 +2,7 @@
 
 #include "SondeLexer.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace sonde::parse {
@@ -13,6 +14,11 @@ namespace {
 // Far deeper than any real macro use; a macro that invokes itself, directly or
 // through others, would otherwise expand until memory runs out.
 constexpr size_t kMaxMacroNesting = 1000;
+// Macros that each use the one before twice (@m1 is @m0 @m0, @m2 is @m1 @m1,
+// ...) expand exponentially without nesting deeply: the tokens read from macro
+// bodies in one file are bounded too (the whole tapset library reads a few
+// thousand).
+constexpr size_t kMaxMacroTokens = 1000000;
 
 bool isArgumentReference(const LexToken &t) {
   if (t.type == SondeLexer::ARGCOUNT_RAW || t.type == SondeLexer::ARGCOUNT_STR)
@@ -74,12 +80,11 @@ std::vector<LexToken> Preprocessor::run(std::vector<LexToken> tokens) {
     input_.push_back(std::move(eof));
     return std::move(input_);
   }
-  std::vector<LexToken> out;
-  out.reserve(input_.size() + 1);
+  output_.reserve(input_.size() + 1);
   while (auto t = nextConditional())
-    out.push_back(std::move(*t));
-  out.push_back(std::move(eof));
-  return out;
+    output_.push_back(std::move(*t));
+  output_.push_back(std::move(eof));
+  return std::move(output_);
 }
 
 // ------------------------------------------------------------ arguments
@@ -151,8 +156,10 @@ std::optional<LexToken> Preprocessor::nextRaw() {
     return std::nullopt;
   }
   Activation &act = activations_.back();
-  if (act.cursor < act.macro->body.size())
+  if (act.cursor < act.macro->body.size()) {
+    ++macroTokens_;
     return act.macro->body[act.cursor++];
+  }
   return std::nullopt;
 }
 
@@ -178,6 +185,19 @@ bool Preprocessor::isLibraryMacro(const LexToken &t) const {
 
 std::optional<LexToken> Preprocessor::nextExpanded(bool ignoreDefines) {
   for (;;) {
+    if (macroTokens_ > kMaxMacroTokens && !activations_.empty()) {
+      // Abandon the expansion and what it gave so far (the parser need not
+      // wade through it); the file goes on, its later macros unexpanded.
+      activations_.clear();
+      if (!tooManyMacroTokens_) {
+        tooManyMacroTokens_ = true;
+        output_.resize(std::min(output_.size(), outerCallOutput_));
+        return errorToken(outerCall_,
+                          "macro expansion too large (limit " + std::to_string(kMaxMacroTokens) +
+                              " tokens from macros in a file)",
+                          false, true);
+      }
+    }
     std::optional<LexToken> t = nextRaw();
     if (!t) {
       if (activations_.empty())
@@ -281,6 +301,10 @@ std::optional<LexToken> Preprocessor::invokeMacro(const LexToken &callTok,
                       false, true);
   }
   const std::string name = callTok.text.substr(1);
+  if (activations_.empty()) {
+    outerCall_ = callTok;
+    outerCallOutput_ = output_.size();
+  }
   std::shared_ptr<ParamMap> callerParams =
       activations_.empty() ? nullptr : activations_.back().params;
   Activation act;

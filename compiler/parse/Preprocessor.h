@@ -71,6 +71,11 @@ private:
   std::vector<LexToken> input_;
   size_t inputPos_ = 0;
   std::vector<Activation> activations_;
+  size_t macroTokens_ = 0;          // read from macro bodies so far
+  bool tooManyMacroTokens_ = false; // that was reported
+  LexToken outerCall_;              // the invocation in the file being expanded
+  size_t outerCallOutput_ = 0;      // where its expansion starts in output_
+  std::vector<LexToken> output_;    // what run() gives the parser
   std::map<std::string, std::shared_ptr<Macro>> macros_;
   std::vector<std::pair<LexToken, Cond>> conds_;
 };

@@ -12,6 +12,14 @@ namespace sonde::sema {
 
 using ast::ProbePointComponent;
 
+namespace {
+
+// Each alias of a chain is a level of recursion here and wraps the probe's
+// condition once more; far more than any tapset nests.
+constexpr size_t kMaxAliasNesting = 1000;
+
+} // namespace
+
 // One piece of a derived body. Alias bodies carry the names the code they wrap
 // writes, which is what @probewrite(v) asks about.
 struct AliasExpander::Segment {
@@ -48,6 +56,7 @@ struct AliasExpander::Location {
 struct AliasExpander::DeriveError {
   Diagnostic diag;
   bool recursive = false; // never swallowed by wildcards or `?`
+  bool tooDeep = false;   // ends the whole derivation: reported once, at the user's point
 };
 
 namespace {
@@ -169,7 +178,7 @@ void AliasExpander::deriveLocations(const Derivation &d, std::vector<Location> &
       if (loc.point->sufficient && after > before)
         break;
     } catch (const DeriveError &e) {
-      if (rethrow)
+      if (rethrow || (e.tooDeep && !d.chain.empty()))
         throw;
       diags_.error(whileResolving(loc, e));
       for (auto &o : optionalErrors)
@@ -365,6 +374,12 @@ void AliasExpander::expandAlias(const ast::AliasDecl &alias, const Location &loc
                                             loc.point->str() + " at " +
                                             where(loc.point->components.front().tok)),
                       true};
+  if (d.chain.size() >= kMaxAliasNesting)
+    throw DeriveError{SemaDiagnostics::note("too many nested alias expansions (limit " +
+                                            std::to_string(kMaxAliasNesting) + ") in " +
+                                            loc.point->str() + " at " +
+                                            where(loc.point->components.front().tok)),
+                      true, true};
 
   Derivation inner;
   inner.origin = d.origin;

@@ -6,6 +6,8 @@ namespace sonde::sema {
 
 namespace {
 
+// Functions the visited code calls are queued, not entered at once, so a long
+// call chain is a loop here, not a recursion.
 class CallFinder : public ast::RecursiveVisitor {
 public:
   using RecursiveVisitor::visit;
@@ -17,10 +19,11 @@ public:
       found = true;
     for (ast::FunctionDecl *f : c.callees)
       if (f->body && entered_.insert(f).second)
-        f->body->accept(*this);
+        pending.push_back(f);
   }
 
   bool found = false;
+  std::vector<ast::FunctionDecl *> pending;
 
 private:
   std::string_view name_;
@@ -35,6 +38,11 @@ bool callsBuiltin(ast::Script &script, std::string_view name) {
     if (d->condition)
       d->condition->accept(finder);
     d->body->accept(finder);
+  }
+  while (!finder.found && !finder.pending.empty()) {
+    ast::FunctionDecl *f = finder.pending.back();
+    finder.pending.pop_back();
+    f->body->accept(finder);
   }
   return finder.found;
 }

@@ -1,5 +1,7 @@
 #include "sema/ForeachMutation.h"
 
+#include "sema/CallGraph.h"
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -101,27 +103,21 @@ private:
 } // namespace
 
 void checkForeachMutations(ast::Script &script, SemaDiagnostics &diags) {
-  std::unordered_map<const ast::FunctionDecl *, GlobalSet> mutates;
+  std::unordered_map<const ast::FunctionDecl *, GlobalSet> direct;
   std::unordered_map<const ast::FunctionDecl *, std::vector<const ast::FunctionDecl *>> calls;
+  std::vector<const ast::FunctionDecl *> functions;
   for (auto &f : script.functions) {
     DirectMutations d;
     if (f->body)
       f->body->accept(d);
-    mutates[f.get()] = std::move(d.mutations);
+    direct[f.get()] = std::move(d.mutations);
     calls[f.get()] = std::move(d.callees);
+    functions.push_back(f.get());
   }
   // Close over the call graph: a function mutates what its callees mutate.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto &[f, set] : mutates)
-      for (const auto *callee : calls[f]) {
-        auto it = mutates.find(callee);
-        if (it == mutates.end() || it->first == f)
-          continue;
-        for (const auto *g : it->second)
-          changed |= set.insert(g).second;
-      }
-  }
+  std::unordered_map<const ast::FunctionDecl *, GlobalSet> mutates = closeOverCalls<GlobalSet>(
+      functions, [&](const ast::FunctionDecl *f) -> const auto & { return calls[f]; },
+      [&](const ast::FunctionDecl *f) -> const GlobalSet & { return direct[f]; });
   IterationCheck check(diags, mutates);
   for (auto &f : script.functions)
     if (f->body)

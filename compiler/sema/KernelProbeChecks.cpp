@@ -6,7 +6,8 @@ namespace sonde::sema {
 
 namespace {
 
-// Walks one kernel probe's body, its condition and every function they reach.
+// Walks one kernel probe's body, its condition and every function they reach
+// (queued as they are called, so a long call chain is a loop, not a recursion).
 class KernelLoopFinder : public ast::RecursiveVisitor {
 public:
   using RecursiveVisitor::visit;
@@ -28,7 +29,13 @@ public:
     RecursiveVisitor::visit(c);
     for (ast::FunctionDecl *f : c.callees)
       if (f->body && entered_.insert(f).second)
-        f->body->accept(*this);
+        pending_.push_back(f);
+  }
+
+  // The functions called so far, and those they call, in the order first called.
+  void walkCalled() {
+    for (size_t i = 0; i < pending_.size(); ++i)
+      pending_[i]->body->accept(*this);
   }
 
 private:
@@ -43,6 +50,7 @@ private:
   SemaDiagnostics &diags_;
   std::unordered_set<const ast::Stmt *> &reported_;
   std::unordered_set<const ast::FunctionDecl *> entered_;
+  std::vector<ast::FunctionDecl *> pending_;
   std::string probe_;
 };
 
@@ -57,6 +65,7 @@ void checkKernelProbes(ast::Script &script, SemaDiagnostics &diags) {
     if (d->condition)
       d->condition->accept(finder);
     d->body->accept(finder);
+    finder.walkCalled();
   }
 }
 
