@@ -1,5 +1,6 @@
 #include "codegen/Codegen.h"
 
+#include "codegen/BackendDiagnostics.h"
 #include "codegen/BpfTarget.h"
 #include "codegen/IrGenerator.h"
 #include "codegen/ModuleEmitter.h"
@@ -140,6 +141,14 @@ generateModule(const ast::Script &script, const CodegenOptions &opts, Diagnostic
   // Kernel probes: a BPF module of their own, sharing formats and locations.
   if (facts->hasKernelProbes() && !generateKernelModule(*impl, *facts, tables, opts, diags))
     return nullptr;
+  for (size_t i = 0; i < facts->probes().size(); ++i) {
+    const EmittedProbe &p = facts->probes()[i];
+    FunctionOrigin origin{p.info.pp, &p.probe->originPoint->tok};
+    impl->origins["probe." + std::to_string(i)] = origin;
+    impl->origins["sonde_probe_" + std::to_string(i)] = origin;
+  }
+  for (const ast::FunctionDecl *f : facts->functions())
+    impl->origins["function." + f->name] = {"function " + f->name, &f->tok};
   if (!tables.emitDescriptor(gen.builder(), *facts, gen.handlers(), gen.globalInitializer(), opts,
                              &error)) {
     diags.semanticError(error);
@@ -162,14 +171,17 @@ std::optional<std::string> emitModule(GeneratedModule &module, const CodegenOpti
     return std::nullopt;
   }
   std::string error;
+  BackendDiagnostics backend(*m.context);
   if (m.kernelModule) {
     // BPF code is always optimised: the verifier needs loops bounded and the
     // 512-byte stack respected, which -O0 code does not give.
     optimizeModule(*m.kernelModule, m.kernelTarget->machine(), std::max(opts.optLevel, 2u));
     std::string objectPath = opts.buildDir + "/kernel.o";
     std::string kernelPath = opts.buildDir + "/" + m.kernelTarget->moduleFileName();
-    if (!m.kernelTarget->emitObject(*m.kernelModule, objectPath, &error) ||
-        !m.kernelTarget->link(objectPath, kernelPath, &error)) {
+    bool emitted = m.kernelTarget->emitObject(*m.kernelModule, objectPath, &error);
+    if (!backend.report(*m.kernelModule, "BPF", m.origins, diags))
+      return std::nullopt;
+    if (!emitted || !m.kernelTarget->link(objectPath, kernelPath, &error)) {
       diags.semanticError(error);
       return std::nullopt;
     }
@@ -177,8 +189,10 @@ std::optional<std::string> emitModule(GeneratedModule &module, const CodegenOpti
   optimizeModule(*m.module, m.target->machine(), opts.optLevel);
   std::string objectPath = opts.buildDir + "/module.o";
   std::string modulePath = opts.buildDir + "/" + m.target->moduleFileName();
-  if (!m.target->emitObject(*m.module, objectPath, &error) ||
-      !m.target->link(objectPath, modulePath, &error)) {
+  bool emitted = m.target->emitObject(*m.module, objectPath, &error);
+  if (!backend.report(*m.module, "native", m.origins, diags))
+    return std::nullopt;
+  if (!emitted || !m.target->link(objectPath, modulePath, &error)) {
     diags.semanticError(error);
     return std::nullopt;
   }

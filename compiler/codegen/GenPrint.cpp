@@ -4,6 +4,7 @@
 
 #include "runtime/format/FormatAbi.h"
 #include "runtime/session/TraceSchema.h"
+#include "runtime/transport/RecordCodec.h"
 
 namespace sonde::codegen {
 
@@ -87,6 +88,12 @@ std::optional<std::vector<SondeFormatItem>> IrGenerator::checkedFormat(ast::Prin
                      &errorOffset);
   if (sonde_format_arg_count(items.data(), items.size()) != p.args.size()) {
     fail("Wrong number of args to formatted print operator", p.tok);
+    return std::nullopt;
+  }
+  if (p.kind == ast::PrintKind::Printf && p.args.size() > SONDE_RECORD_MAX_ARGS) {
+    fail("printf takes at most " + std::to_string(SONDE_RECORD_MAX_ARGS) +
+             " arguments (what a binary record carries), not " + std::to_string(p.args.size()),
+         p.tok);
     return std::nullopt;
   }
   return items;

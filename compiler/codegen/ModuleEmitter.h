@@ -1,6 +1,7 @@
 // Pass 4's optimiser and the state GeneratedModule keeps between passes 3 and 4.
 #pragma once
 
+#include "codegen/BackendDiagnostics.h"
 #include "codegen/Codegen.h"
 #include "codegen/CodegenTarget.h"
 
@@ -18,6 +19,8 @@ struct GeneratedModule::Impl {
   // Kernel probes, if any: their BPF module (kernel.bpf.o beside module.so).
   std::unique_ptr<CodegenTarget> kernelTarget;
   std::unique_ptr<llvm::Module> kernelModule;
+  // Handlers and functions by LLVM name, for what the back ends report.
+  FunctionOrigins origins;
 };
 
 // Runs the new pass manager's default pipeline for -O<level> (0-3) over `m`.

@@ -11,6 +11,8 @@
 #include "sema/TypeInference.h"
 #include "sema/UnusedCode.h"
 
+#include "runtime/values/GlobalLayout.h"
+
 #include <deque>
 
 namespace sonde {
@@ -81,9 +83,15 @@ bool elaborate(ast::Script &script, DiagnosticEngine &engine, const SemaOptions 
   sema::AliasExpander expander(script, tree, table, diags, opts.targetCommand);
   sema::SymbolResolver resolver(table, diags, opts);
   resolveReachable(script, expander, resolver, table, opts);
-  for (const auto &g : script.globals)
+  for (const auto &g : script.globals) {
     if (g->wrap && g->arity == 0)
       diags.error("wrapping not supported for scalars", g->tok);
+    // The module's global layout stores names in a bounded field.
+    if (g->name.size() > values::kMaxGlobalNameLength)
+      diags.error("global name too long (" + std::to_string(g->name.size()) +
+                      " characters, at most " + std::to_string(values::kMaxGlobalNameLength) + ")",
+                  g->tok);
+  }
   // Like stap, later checks only run on a script whose names all resolved.
   if (failed()) {
     resolver.reportLateErrors();

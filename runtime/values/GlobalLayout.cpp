@@ -102,6 +102,9 @@ std::string checkGlobal(const GlobalDesc &d) {
   std::string who = "global '" + d.name + "': ";
   if (d.name.empty())
     return "global without a name";
+  if (d.name.size() > kMaxGlobalNameLength)
+    return "global name of " + std::to_string(d.name.size()) + " characters (at most " +
+           std::to_string(kMaxGlobalNameLength) + ")";
   if (d.keyCount > kMaxKeys)
     return who + "too many array indexes (max 9)";
   if (d.keyCount == 0 && d.wrap)

@@ -15,6 +15,10 @@
 
 namespace sonde::values {
 
+// The longest global name a layout carries (the compiler refuses longer ones
+// in pass 2, naming the declaration).
+inline constexpr uint32_t kMaxGlobalNameLength = 4096;
+
 enum class ValueKind : uint8_t { Long = 0, String = 1, Stats = 2 };
 enum class KeyKind : uint8_t { Long = 0, String = 1 };
 enum class HistKind : uint8_t { None = 0, Log = 1, Linear = 2 };

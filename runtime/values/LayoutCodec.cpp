@@ -91,7 +91,7 @@ void readLimits(Reader &r, sonde_limits &l) {
 
 bool readGlobal(Reader &r, GlobalDesc &d) {
   uint32_t nameLength = 0;
-  if (!r.num(nameLength) || nameLength > 4096)
+  if (!r.num(nameLength) || nameLength > kMaxGlobalNameLength)
     return false;
   d.name.resize(nameLength);
   r.bytes(d.name.data(), nameLength);
