@@ -22,6 +22,7 @@
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
+#include <unordered_map>
 
 extern char **environ;
 
@@ -141,7 +142,11 @@ public:
       b.CreateCall(SONDE_RT(b, sonde_out_printf),
                    {ctx, b.constU32(call.format), call.args, b.constU32(call.loc)});
     };
-    if (appendsInline(call))
+    // Each inline append is a loop (the varints) and LLVM's loop passes take
+    // time quadratic in the loops of a function: past the first few in a
+    // function, records go through the runtime (the same bytes, a call more).
+    if (appendsInline(call) &&
+        inlineAppends_[b.GetInsertBlock()->getParent()]++ < kMaxInlineAppendsPerFunction)
       emitInlineRecordAppend(b, ctx, call, runtimeCall);
     else
       runtimeCall();
@@ -194,6 +199,7 @@ public:
 private:
   // Chains of more parts than this append through concatPartFunction().
   static constexpr size_t kInlineConcatParts = 16;
+  static constexpr unsigned kMaxInlineAppendsPerFunction = 64;
 
   // Appends src at dst + len (room for cap - 1 bytes); the new length.
   static llvm::Value *appendPart(RuntimeBuilder &b, llvm::Value *dst, llvm::Value *len,
@@ -222,6 +228,7 @@ private:
     return f;
   }
 
+  std::unordered_map<const llvm::Function *, unsigned> inlineAppends_;
   std::unique_ptr<llvm::TargetMachine> tm_;
   std::map<std::string, llvm::Constant *> strings_; // one constant per text
 };
