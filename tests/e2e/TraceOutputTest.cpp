@@ -204,6 +204,19 @@ TEST(TraceOutput, ReportNamesWhatIsWrongWithATrace) {
       << schema.stderrText;
 }
 
+// Whether a child of `parent` has exec'd `program`.
+bool runsProgram(pid_t parent, const std::string &program) {
+  std::string task = "/proc/" + std::to_string(parent) + "/task";
+  std::error_code ec;
+  for (const auto &t : std::filesystem::directory_iterator(task, ec)) {
+    std::istringstream children(readFile(t.path().string() + "/children"));
+    for (pid_t child; children >> child;)
+      if (std::filesystem::equivalent("/proc/" + std::to_string(child) + "/exe", program, ec))
+        return true;
+  }
+  return false;
+}
+
 // The consumer killed with SIGKILL: producers stop waiting within the block
 // timeout, the control pipe's end detaches the agent, and the target finishes.
 TEST(TraceOutput, TargetFinishesWhenTheConsumerIsKilled) {
@@ -223,7 +236,12 @@ TEST(TraceOutput, TargetFinishesWhenTheConsumerIsKilled) {
           script.c_str(), "-c", cmd.c_str(), static_cast<char *>(nullptr));
     _exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Killed once the target runs its own program (on a busy machine sonde may
+  // take longer than any fixed delay to compile and start it), events flowing.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!runsProgram(sonde, E2E_THREADS) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(sonde, SIGKILL);
   int status = 0;
   waitpid(sonde, &status, 0);
