@@ -73,9 +73,9 @@ std::string stackLimitMessage(const llvm::Module &m, const std::string &function
     if (!largest.empty())
       text += ": " + largest;
   }
-  return text + ". Pass fewer values to one printf or sprintf, split the work between probes, "
-                "or do it in a timer or end probe (strings do not count: they live in a "
-                "per-CPU map)";
+  return text + ". Give the printf and sprintf calls of one statement fewer values (8 bytes "
+                "each), split the work between probes, or do it in a timer or end probe "
+                "(strings do not count: they live in a per-CPU map)";
 }
 
 } // namespace

@@ -55,7 +55,7 @@ std::string kernelConversion(const SondeFormatItem &item) {
 void IrGenerator::appendKernelFormat(llvm::Value *out, const std::string &format,
                                      const std::vector<llvm::Value *> &args) {
   auto *type = llvm::ArrayType::get(b_.longTy(), std::max<size_t>(args.size(), 1));
-  llvm::Value *array = b_.entryAlloca(type, "snprintf.args");
+  llvm::Value *array = statementArray(type, "snprintf.args");
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::Value *v =
         args[i]->getType()->isPointerTy() ? b_.CreatePtrToInt(args[i], b_.longTy()) : args[i];

@@ -4,11 +4,13 @@
 
 #include "runtime/format/FormatAbi.h"
 #include "runtime/session/TraceSchema.h"
-#include "runtime/transport/RecordCodec.h"
 
 namespace sonde::codegen {
 
 namespace {
+
+// stap's limit on the arguments of one print-family call.
+constexpr size_t kMaxPrintArguments = 32;
 
 bool delimited(ast::PrintKind k) {
   using K = ast::PrintKind;
@@ -90,12 +92,6 @@ std::optional<std::vector<SondeFormatItem>> IrGenerator::checkedFormat(ast::Prin
     fail("Wrong number of args to formatted print operator", p.tok);
     return std::nullopt;
   }
-  if (p.kind == ast::PrintKind::Printf && p.args.size() > SONDE_RECORD_MAX_ARGS) {
-    fail("printf takes at most " + std::to_string(SONDE_RECORD_MAX_ARGS) +
-             " arguments (what a binary record carries), not " + std::to_string(p.args.size()),
-         p.tok);
-    return std::nullopt;
-  }
   return items;
 }
 
@@ -114,7 +110,7 @@ llvm::Value *IrGenerator::formatArgs(ast::PrintFormat &p, uint64_t *timeArgs) {
 // record's timestamp are left zero.
 llvm::Value *IrGenerator::argumentArray(ast::PrintFormat &p, uint64_t timeArgs) {
   auto *type = llvm::ArrayType::get(b_.longTy(), std::max<size_t>(p.args.size(), 1));
-  llvm::Value *args = b_.entryAlloca(type, "fmtargs");
+  llvm::Value *args = statementArray(type, "fmtargs");
   for (size_t i = 0; i < p.args.size(); ++i) {
     bool fromRecordTime = i < 64 && (timeArgs >> i & 1);
     b_.CreateStore(fromRecordTime ? b_.constLong(0) : eval(*p.args[i]).v,
@@ -128,7 +124,7 @@ llvm::Value *IrGenerator::printValues(ast::PrintFormat &p) {
   size_t n = p.args.size();
   auto *valueTy = llvm::ArrayType::get(b_.longTy(), sizeof(SondeValue) / 8);
   auto *type = llvm::ArrayType::get(valueTy, std::max<size_t>(n, 1));
-  llvm::Value *values = b_.entryAlloca(type, "values");
+  llvm::Value *values = statementArray(type, "values");
   for (size_t i = 0; i < n; ++i) {
     Value v = eval(*p.args[i]);
     llvm::Value *elem = b_.CreateConstInBoundsGEP2_64(type, values, 0, i);
@@ -210,6 +206,14 @@ void IrGenerator::sprintHistogram(ast::PrintFormat &p, llvm::Value *out) {
 }
 
 void IrGenerator::visit(ast::PrintFormat &p) {
+  // stap's limit (PR10750): the arguments are an array on the handler's stack,
+  // in a traced process or a BPF program; many thousands also made LLVM's
+  // compile time quadratic.
+  if (p.args.size() > kMaxPrintArguments) {
+    fail("too many arguments to print (" + std::to_string(p.args.size()) + ")", p.tok);
+    result_ = {};
+    return;
+  }
   if (ast::printKindReturnsString(p.kind)) {
     llvm::Value *text = sprint(p);
     result_ = {text, ast::Type::String};

@@ -274,6 +274,13 @@ llvm::Value *IrGenerator::stringTemp() {
   return fs_.stringPool[fs_.stringPoolUsed++];
 }
 
+llvm::Value *IrGenerator::statementArray(llvm::ArrayType *type, const llvm::Twine &name) {
+  llvm::AllocaInst *array = b_.entryAlloca(type, name);
+  b_.CreateLifetimeStart(array, b_.getInt64(module_.getDataLayout().getTypeAllocSize(type)));
+  fs_.statementArrays.push_back(array);
+  return array;
+}
+
 // Kernel modules carry line information (SourceLines): from here on, what is
 // emitted in `fn` is at `tok`.
 void IrGenerator::describeLines(llvm::Function &fn, const Token &tok) {
@@ -291,9 +298,15 @@ void IrGenerator::emitStatement(ast::Stmt &s) {
   if (statementTok_)
     checkTargetSupport(*statementTok_);
   const Token *outer = std::exchange(statementTok_, &s.tok);
-  size_t mark = fs_.stringPoolUsed;
+  size_t mark = fs_.stringPoolUsed, arrays = fs_.statementArrays.size();
   s.accept(*this);
   fs_.stringPoolUsed = mark;
+  for (size_t i = arrays; i < fs_.statementArrays.size(); ++i) {
+    llvm::AllocaInst *array = fs_.statementArrays[i];
+    b_.CreateLifetimeEnd(
+        array, b_.getInt64(module_.getDataLayout().getTypeAllocSize(array->getAllocatedType())));
+  }
+  fs_.statementArrays.resize(arrays);
   checkTargetSupport(s.tok);
   statementTok_ = outer;
 }

@@ -134,6 +134,7 @@ private:
     std::unordered_map<const ast::LocalVar *, StatsBinding> statsValues;
     std::vector<llvm::Value *> stringPool;
     size_t stringPoolUsed = 0;
+    std::vector<llvm::AllocaInst *> statementArrays; // live until their statement ends
     unsigned pendingActions = 0;
     const ast::FunctionDecl *decl = nullptr; // null in a handler
     llvm::Value *returnSlot = nullptr;       // long result
@@ -151,6 +152,10 @@ private:
   void finishBody(const Token &endTok);
   llvm::Value *localSlot(const ast::LocalVar &v);
   llvm::Value *stringTemp();
+  // An argument array (printf's, print's, sprintf's) that lives only while the
+  // current statement runs: the arrays of different statements share stack,
+  // which a BPF program has 512 bytes of.
+  llvm::Value *statementArray(llvm::ArrayType *type, const llvm::Twine &name);
   void emitStatement(ast::Stmt &s);
   void checkTargetSupport(const Token &tok);
   void startDeadBlock();

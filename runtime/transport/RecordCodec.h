@@ -36,7 +36,6 @@ extern "C" {
 #define SONDE_RECORD_HEADER_SIZE 4
 #define SONDE_RECORD_EXTENDED_SIZE 12 /* header + u64 reading */
 #define SONDE_RECORD_VARINT_MAX 10
-#define SONDE_RECORD_MAX_ARGS 1024u /* the most arguments consumers decode (printf's limit) */
 
 /* How an argument travels. */
 enum sonde_record_arg_kind {
