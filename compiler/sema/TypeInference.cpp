@@ -241,8 +241,9 @@ void TypeInferencePass::checkLocal(ast::LocalVar &l) {
     unresolved(l.tok);
   } else if (l.type == ST) {
     ++stillUnresolved_;
-    report(kAlways,
-           SemaDiagnostics::note("stat locals not supported, missing global declaration? ", l.tok));
+    if (final_)
+      report(kAlways, SemaDiagnostics::note(
+                          "stat locals not supported, missing global declaration? ", l.tok));
   }
 }
 
@@ -291,11 +292,14 @@ void TypeInferencePass::flushReports() {
 
 void TypeInferencePass::unresolved(const Token &tok) {
   ++stillUnresolved_;
-  report(kUnresolved, SemaDiagnostics::note("unresolved type ", tok));
+  if (final_)
+    report(kUnresolved, SemaDiagnostics::note("unresolved type ", tok));
 }
 
 void TypeInferencePass::invalid(const Token &tok, Type t) {
   ++stillUnresolved_;
+  if (!final_)
+    return; // only the last pass reports, so only it builds the notes
   report(kAlways,
          SemaDiagnostics::note(tok.kind == TokenKind::Operator ? std::string("invalid operator")
                                                                : "invalid type " + name(t),
@@ -304,6 +308,8 @@ void TypeInferencePass::invalid(const Token &tok, Type t) {
 
 void TypeInferencePass::mismatch(const Token &tok, Type expected, Type found) {
   ++stillUnresolved_;
+  if (!final_)
+    return;
   std::string msg = "type mismatch: expected " + name(expected);
   if (found != U)
     msg += " but found " + name(found);
@@ -312,6 +318,8 @@ void TypeInferencePass::mismatch(const Token &tok, Type expected, Type found) {
 
 void TypeInferencePass::mismatchSides(const ast::Expr &e, Type l, Type r) {
   ++stillUnresolved_;
+  if (!final_)
+    return;
   report(kSides, SemaDiagnostics::note("type mismatch: left and right sides don't agree (" +
                                            name(l) + " vs " + name(r) + ")",
                                        e.tok));
@@ -320,6 +328,8 @@ void TypeInferencePass::mismatchSides(const ast::Expr &e, Type l, Type r) {
 // A use disagrees with its declaration's type: name where that type came from.
 void TypeInferencePass::mismatchDecl(const Token &tok, Type t, const Slot &slot) {
   ++stillUnresolved_;
+  if (!final_)
+    return;
   // A parameter is named by its position, and its type's origin is the call
   // that first gave it one.
   int index = slot.index;
