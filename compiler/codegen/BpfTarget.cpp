@@ -178,14 +178,16 @@ public:
                            : 0;
     auto *i32 = b.getInt32Ty();
     auto *i64 = b.getInt64Ty();
-    auto *type = llvm::StructType::get(b.getContext(), {i32, i32, i32, i32, i32, i32, i64, i64});
-    static_assert(sizeof(sonde_bpf_global) == 6 * 4 + 2 * 8);
+    auto *type =
+        llvm::StructType::get(b.getContext(), {i32, i32, i32, i32, i32, i32, i64, i64, i32, i32});
+    static_assert(sizeof(sonde_bpf_global) == 6 * 4 + 2 * 8 + 2 * 4);
     auto *init = llvm::ConstantStruct::get(
         type,
         {b.getInt32(slot.layoutIndex), b.getInt32(d.keyCount), b.getInt32(strings),
          b.getInt32(static_cast<uint32_t>(d.value)), b.getInt32(static_cast<uint32_t>(d.hist)),
          b.getInt32(buckets), b.getInt64(static_cast<uint64_t>(d.histLow)),
-         b.getInt64(static_cast<uint64_t>(d.histWidth))});
+         b.getInt64(static_cast<uint64_t>(d.histWidth)), b.getInt32(d.varianceShift),
+         b.getInt32(d.usesVariance ? 1 : 0)});
     g = new llvm::GlobalVariable(b.module(), type, true, llvm::GlobalValue::PrivateLinkage, init,
                                  "global." + d.name);
     g->setSection(".rodata");

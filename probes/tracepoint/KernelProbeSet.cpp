@@ -1,6 +1,7 @@
 #include "probes/tracepoint/KernelProbeSet.h"
 
 #include "runtime/bpf/BpfAbi.h"
+#include "runtime/bpf/KernelStats.h"
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/LoadedModule.h"
 #include "runtime/session/ProbeRunner.h"
@@ -33,30 +34,7 @@ int64_t clockNs(clockid_t id) {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-// stap's accumulator as BpfRuntime.bpf.c and the segment keep it.
-struct Block {
-  uint32_t lock, reserved;
-  int64_t count, sum, min, max, avgS, m2, varianceS;
-  int64_t buckets[128];
-};
-static_assert(sizeof(Block) == bpf::kStatBlockBytes);
 static_assert(sizeof(sonde_bpf_control) == SONDE_BPF_CONTROL_BYTES);
-
-void mergeBlock(Block &into, const Block &b) {
-  if (b.count == 0)
-    return;
-  if (into.count == 0) {
-    into.min = b.min;
-    into.max = b.max;
-  } else {
-    into.min = std::min(into.min, b.min);
-    into.max = std::max(into.max, b.max);
-  }
-  into.count += b.count;
-  into.sum += b.sum;
-  for (size_t i = 0; i < 128; ++i)
-    into.buckets[i] += b.buckets[i];
-}
 
 uint32_t idOf(const std::string &key) {
   uint64_t id = 0;
@@ -400,22 +378,27 @@ KernelProbeSet::Entries KernelProbeSet::readMap(int fd, bool perCpu) const {
   const void *prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, next.data()) == 0) {
     if (bpf_map_lookup_elem(fd, next.data(), value.data()) == 0) {
-      if (!perCpu) {
-        out[next].assign(value.data(), shape_.valueBytes);
-      } else {
-        Block merged{};
-        for (int c = 0; c < cpus_; ++c) {
-          Block b;
-          std::memcpy(&b, value.data() + size_t(c) * shape_.valueBytes, sizeof b);
-          mergeBlock(merged, b);
-        }
-        out[next].assign(reinterpret_cast<const char *>(&merged), sizeof merged);
-      }
+      out[next].assign(value.data(), value.size());
     }
     key = next;
     prev = key.data();
   }
   return out;
+}
+
+// A per-CPU map value: one block per CPU, each valueBytes apart.
+std::vector<bpf::KernelStatBlock> KernelProbeSet::statBlocks(const std::string &value) const {
+  std::vector<bpf::KernelStatBlock> cpus(static_cast<size_t>(cpus_));
+  for (size_t c = 0; c < cpus.size() && (c + 1) * shape_.valueBytes <= value.size(); ++c)
+    std::memcpy(&cpus[c], value.data() + c * shape_.valueBytes, sizeof cpus[c]);
+  return cpus;
+}
+
+std::string KernelProbeSet::statBytes(const std::vector<bpf::KernelStatBlock> &cpus) const {
+  std::string value(cpus.size() * shape_.valueBytes, '\0');
+  for (size_t c = 0; c < cpus.size(); ++c)
+    std::memcpy(value.data() + c * shape_.valueBytes, &cpus[c], sizeof cpus[c]);
+  return value;
 }
 
 // The global as the segment holds it, in the kernel's encoding.
@@ -439,14 +422,9 @@ KernelProbeSet::Entries KernelProbeSet::nativeEntries(uint32_t global) const {
   std::memcpy(key.data(), &id, 8);
   auto *header = reinterpret_cast<values::GlobalHeader *>(base + p.offset);
   if (d.keyCount == 0) { // scalar stats
-    sonde_stat_summary s{};
-    values::scalarStatsSummary(values::globalData<values::StatsHeader>(header), true, s);
-    if (s.count == 0)
-      return out;
-    Block b{};
-    b.count = s.count, b.sum = s.sum, b.min = s.min, b.max = s.max;
-    std::copy_n(s.buckets, std::min<uint32_t>(s.bucket_count, 128), b.buckets);
-    out[key].assign(reinterpret_cast<const char *>(&b), sizeof b);
+    auto cpus = bpf::scalarToKernel(values::globalData<values::StatsHeader>(header), cpus_);
+    if (std::any_of(cpus.begin(), cpus.end(), [](const auto &b) { return b.count != 0; }))
+      out[key] = statBytes(cpus);
     return out;
   }
   values::MapTable table(values::globalData<values::MapHeader>(header));
@@ -461,12 +439,7 @@ KernelProbeSet::Entries KernelProbeSet::nativeEntries(uint32_t global) const {
     }
     std::string v(shape_.valueBytes, '\0');
     if (d.value == values::ValueKind::Stats) {
-      const values::StatBlock *sb = table.statValue(ref);
-      Block b{};
-      b.count = sb->count, b.sum = sb->sum, b.min = sb->min, b.max = sb->max;
-      std::copy_n(values::blockBuckets(sb),
-                  std::min<uint32_t>(table.header().valueShape.buckets, 128), b.buckets);
-      std::memcpy(v.data(), &b, sizeof b);
+      v = statBytes(bpf::entryToKernel(*table.statValue(ref), table.header().valueShape, cpus_));
     } else if (d.value == values::ValueKind::String) {
       values::copyBoundedString(v.data(), table.value(ref), shape_.strCap);
     } else {
@@ -493,22 +466,12 @@ void KernelProbeSet::writeNative(uint32_t global, const Entries &entries) {
     return;
   }
   auto *header = reinterpret_cast<values::GlobalHeader *>(base + p.offset);
-  auto blockOf = [](const std::string &v) {
-    Block b{};
-    std::memcpy(&b, v.data(), std::min(v.size(), sizeof b));
-    return b;
-  };
-  if (d.keyCount == 0) { // scalar stats: the kernel's total in the first slot
+  if (d.keyCount == 0) { // scalar stats: the kernel's CPUs in the per-CPU slots
     auto *h = values::globalData<values::StatsHeader>(header);
-    values::scalarStatsClear(h);
     if (entries.empty())
-      return;
-    Block b = blockOf(entries.begin()->second);
-    values::StatBlock *slot = values::statsSlot(h, 0);
-    slot->count = b.count, slot->sum = b.sum, slot->min = b.min, slot->max = b.max;
-    // The shape is sonde's own copy: targets can write the segment's.
-    std::copy_n(b.buckets, std::min<uint32_t>(values::trustedStats(h)->shape.buckets, 128),
-                values::blockBuckets(slot));
+      values::scalarStatsClear(h);
+    else
+      bpf::scalarFromKernel(h, statBlocks(entries.begin()->second));
     return;
   }
   auto *map = reinterpret_cast<sonde_map *>(header);
@@ -527,11 +490,7 @@ void KernelProbeSet::writeNative(uint32_t global, const Entries &entries) {
       uint32_t ref = table.findOrInsert(keys);
       if (!ref)
         continue;
-      Block b = blockOf(v);
-      values::StatBlock *sb = table.statValue(ref);
-      sb->count = b.count, sb->sum = b.sum, sb->min = b.min, sb->max = b.max;
-      std::copy_n(b.buckets, std::min<uint32_t>(table.header().valueShape.buckets, 128),
-                  values::blockBuckets(sb));
+      bpf::entryFromKernel(*table.statValue(ref), table.header().valueShape, statBlocks(v));
     } else if (d.value == values::ValueKind::String) {
       sonde_map_set_string(map, keys, v.data());
     } else {
@@ -562,7 +521,7 @@ void KernelProbeSet::writeKernel(uint32_t global, const Entries &before, const E
     if (it != before.end() && it->second == v)
       continue;
     std::fill(value.begin(), value.end(), '\0');
-    std::memcpy(value.data(), v.data(), std::min<size_t>(v.size(), shape_.valueBytes));
+    std::memcpy(value.data(), v.data(), std::min(v.size(), value.size()));
     bpf_map_update_elem(fd, k.data(), value.data(), BPF_ANY);
   }
 }

@@ -6,6 +6,7 @@
 
 #include "probes/tracepoint/BpfObject.h"
 #include "runtime/bpf/KernelStateShape.h"
+#include "runtime/bpf/KernelStats.h"
 #include "runtime/session/KernelProbes.h"
 
 #include <atomic>
@@ -35,7 +36,7 @@ public:
   std::string attachment() const override;
 
 private:
-  // Raw BPF key -> value bytes (stats: the CPUs' blocks merged).
+  // Raw BPF key -> value bytes (stats: every CPU's block, as the per-CPU map holds them).
   using Entries = std::map<std::string, std::string>;
 
   KernelProbeSet(std::unique_ptr<BpfObject> object, uint64_t ringBytes);
@@ -48,6 +49,8 @@ private:
   void record(const char *data, size_t size);
   Entries readMap(int fd, bool perCpu) const;
   Entries nativeEntries(uint32_t global) const;
+  std::vector<bpf::KernelStatBlock> statBlocks(const std::string &value) const;
+  std::string statBytes(const std::vector<bpf::KernelStatBlock> &cpus) const;
   void writeNative(uint32_t global, const Entries &entries);
   void writeKernel(uint32_t global, const Entries &before, const Entries &after);
   char *segmentBase() const;

@@ -34,6 +34,8 @@ typedef struct sonde_bpf_global {
   uint32_t hist_kind;   /* enum sonde_stat_hist_kind */
   uint32_t buckets;     /* histogram buckets (0 without) */
   int64_t hist_low, hist_width;
+  uint32_t variance_shift; /* @variance(x, N): N */
+  uint32_t uses_variance;  /* @variance is read somewhere: keep stap's Welford terms */
 } sonde_bpf_global;
 
 /* Scratch layout: the context, the key being built, a value (KernelStateShape

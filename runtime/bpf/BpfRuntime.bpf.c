@@ -11,6 +11,7 @@
 #include <linux/errno.h>
 
 #include "runtime/bpf/BpfAbi.h"
+#include "runtime/bpf/KernelStatBlock.h"
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/strings/ShortEscape.h"
 #include "runtime/values/ValueAbi.h"

@@ -170,14 +170,6 @@ SONDE_INLINE void sonde_map_delete(sonde_map *m, const sonde_key *keys) {
 
 /* ------------------------------------------------------------------ aggregates */
 
-/* stap's accumulator (runtime/values/SegmentFormat.h StatBlock), then buckets. */
-typedef struct statBlock {
-  uint32_t slotLock, reserved;
-  int64_t count, sum, min, max;
-  int64_t avgS, m2, varianceS;
-  int64_t buckets[128];
-} statBlock;
-
 static SONDE_INLINE uint32_t bucketOf(const sonde_bpf_global *g, int64_t v) {
   if (g->hist_kind == SONDE_STAT_HIST_LOG) {
     if (v == 0)
@@ -198,20 +190,10 @@ static SONDE_INLINE int statsAdd(const sonde_bpf_global *g, const sonde_key *key
   if (!s)
     return SONDE_ERR_NO_MEMORY;
   int status = SONDE_OK;
-  statBlock *b = lookupOrCreate(&sonde_aggregates, buildKey(s, g, keys), &status);
+  sonde_kernel_stat_block *b = lookupOrCreate(&sonde_aggregates, buildKey(s, g, keys), &status);
   if (!b)
     return status;
-  if (b->count == 0) {
-    b->count = 1;
-    b->sum = b->min = b->max = v;
-  } else {
-    b->count += 1;
-    b->sum += v;
-    if (v > b->max)
-      b->max = v;
-    if (v < b->min)
-      b->min = v;
-  }
+  sonde_kernel_stat_add(b, v, g->variance_shift, g->uses_variance);
   if (g->hist_kind != SONDE_STAT_HIST_NONE) {
     uint64_t bucket = bucketOf(g, v);
     /* Hide the range the compiler proved, so the mask the verifier needs stays. */

@@ -1,6 +1,8 @@
 // A known kernel workload for kernel.trace tests, linked statically so that no
 // dynamic loader adds system calls of its own:
 //   close COUNT BASE SPREAD        close(BASE + i % SPREAD) for i < COUNT
+//   oncpus CPU COUNT BASE SPREAD...  per group of four, the closes of `close`
+//                                  pinned to CPU (-1: the CPUs it started with)
 //   phases COUNT PAUSE_MS FD...    per FD: COUNT closes of it, then a pause
 //   sleep COUNT USEC               COUNT sleeps of USEC microseconds
 //   exec COUNT NAME                COUNT children exec this program as NAME
@@ -10,8 +12,12 @@
 //                                  the arguments (-1, 0, 0, -1, 0, 0), which
 //                                  the caller picks calls to fail with
 //   noop                           nothing
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE // sched_setaffinity
+#endif
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +82,27 @@ int main(int argc, char **argv) {
     long count = number(argv[2]), base = number(argv[3]), spread = number(argv[4]);
     for (long i = 0; i < count; ++i)
       close((int)(base + i % spread));
+    return 0;
+  }
+  if (!strcmp(mode, "oncpus") && argc >= 6 && (argc - 2) % 4 == 0) {
+    cpu_set_t started;
+    if (sched_getaffinity(0, sizeof started, &started) != 0)
+      return 1;
+    for (int a = 2; a < argc; a += 4) {
+      long cpu = number(argv[a]), count = number(argv[a + 1]), base = number(argv[a + 2]),
+           spread = number(argv[a + 3]);
+      cpu_set_t set = started;
+      if (cpu >= 0) {
+        CPU_ZERO(&set);
+        CPU_SET((int)cpu, &set);
+      }
+      if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        fprintf(stderr, "kernel_workload: cannot run on CPU %ld: %s\n", cpu, strerror(errno));
+        return 1;
+      }
+      for (long i = 0; i < count; ++i)
+        close((int)(base + i % spread));
+    }
     return 0;
   }
   if (!strcmp(mode, "phases") && argc >= 5) {
