@@ -1,5 +1,6 @@
 #include "probes/ProbeFamilies.h"
 
+#include "compiler/diag/Diagnostics.h"
 #include "probes/marker/MarkerCatalog.h"
 #include "probes/tracepoint/KernelBtf.h"
 #include "probes/tracepoint/TracepointFormat.h"
@@ -187,6 +188,24 @@ const ProbeFamily *familyOf(const ast::ProbePoint &point) {
 
 namespace {
 
+// The one name much closer to `name` than any other, or "": a misspelling.
+std::string obviousName(const std::string &name, const std::vector<std::string> &names) {
+  constexpr unsigned kObvious = 4; // two edits inside the name (stap's weights)
+  std::string best;
+  unsigned bestScore = ~0u, second = ~0u;
+  for (const std::string &n : names) {
+    unsigned score = suggestionScore(name, n);
+    if (score < bestScore) {
+      second = bestScore;
+      bestScore = score;
+      best = n;
+    } else if (score < second) {
+      second = score;
+    }
+  }
+  return bestScore <= kObvious && bestScore < second ? best : "";
+}
+
 // `$field` of a tracepoint: its own format fields (common_* ones included, as
 // stap), integers and pointers as longs, strings as strings; else one of its C
 // arguments (TP_PROTO) through the kernel's BTF, with `->member` and `[N]`.
@@ -211,7 +230,14 @@ ContextVariable tracepointField(const tracepoint::ResolvedTracepoint &tp,
     }
   }
   std::string why;
-  if (const tracepoint::KernelBtf *btf = tracepoint::KernelBtf::running(&why)) {
+  const tracepoint::KernelBtf *btf = tracepoint::KernelBtf::running(&why);
+  // The C arguments, where BTF has them: not for syscalls:* events, whose
+  // records the system call tracer fills without a TP_PROTO of their own.
+  std::optional<std::vector<tracepoint::TracepointArgument>> args;
+  if (btf)
+    args = btf->arguments(tp.event);
+  bool isField = tracepoint::findTracepointField(tp.format, sym.name.substr(1)) != nullptr;
+  if (btf && (args || isField)) {
     if (auto access = btf->resolve(tp.event, sym, &why))
       return {true,
               access->result == tracepoint::BtfAccess::Result::String ? ast::Type::String
@@ -220,18 +246,22 @@ ContextVariable tracepointField(const tracepoint::ResolvedTracepoint &tp,
     if (why.rfind("unable to find tracepoint variable", 0) != 0)
       return {false, ast::Type::Long, why};
   }
-  std::string alternatives;
+  std::vector<std::string> names;
   for (const tracepoint::TracepointField &field : tp.format.fields)
     if (!field.common)
-      alternatives += (alternatives.empty() ? "$" : ", $") + field.name;
-  if (const tracepoint::KernelBtf *btf = tracepoint::KernelBtf::running(&why))
-    if (auto args = btf->arguments(tp.event))
-      for (const tracepoint::TracepointArgument &a : *args)
-        if (!tracepoint::findTracepointField(tp.format, a.name))
-          alternatives += (alternatives.empty() ? "$" : ", $") + a.name;
+      names.push_back(field.name);
+  if (args)
+    for (const tracepoint::TracepointArgument &a : *args)
+      if (!tracepoint::findTracepointField(tp.format, a.name))
+        names.push_back(a.name);
+  std::string alternatives;
+  for (const std::string &n : names)
+    alternatives += (alternatives.empty() ? "$" : ", $") + n;
+  std::string guess = obviousName(sym.name.substr(1), names);
   return {false, ast::Type::Long,
           "unable to find tracepoint variable '" + sym.name + "'" +
-              (alternatives.empty() ? "" : " (alternatives: " + alternatives + ")")};
+              (alternatives.empty() ? "" : " (alternatives: " + alternatives + ")") +
+              (guess.empty() ? "" : "; did you mean '$" + guess + "'?")};
 }
 
 } // namespace
