@@ -344,15 +344,15 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
         name = name.substr(0, eq);
         hasValue = true;
       }
-      if (name == "color") {
+      if (name == "color" || name == "colour") {
         if (!hasValue || value == "always")
-          cl.color = true;
+          cl.color = CommandLine::Color::Always;
         else if (value == "never")
-          cl.color = false;
+          cl.color = CommandLine::Color::Never;
         else if (value == "auto")
-          cl.color = false; // decided by the driver from isatty
+          cl.color = CommandLine::Color::Auto;
         else {
-          error = "option --color: expected always, never or auto, got '" + value + "'";
+          error = "option --" + name + ": expected always, never or auto, got '" + value + "'";
           return std::nullopt;
         }
         continue;

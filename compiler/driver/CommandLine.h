@@ -24,7 +24,8 @@ struct CommandLine {
   bool unoptimized = false;       // -u
   bool keepTemps = false;         // -k
   unsigned optLevel = 2;          // -O0 .. -O3: optimisation of compiled handlers
-  bool color = false;             // --color
+  // --color[=WHEN]: Auto (the default) colours a terminal, as stap does.
+  enum class Color { Auto, Always, Never } color = Color::Auto;
   bool skipBadvars = false;
   bool suppressHandlerErrors = false;
   bool suppressTimeLimits = false;

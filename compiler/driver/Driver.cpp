@@ -54,6 +54,14 @@ std::string shellWord(const std::string &path) {
   return out + "'";
 }
 
+// --color: auto colours only a terminal that can show it (not TERM=dumb), as stap.
+bool colourDiagnostics(CommandLine::Color when) {
+  if (when != CommandLine::Color::Auto)
+    return when == CommandLine::Color::Always;
+  const char *term = std::getenv("TERM");
+  return isatty(STDERR_FILENO) && !(term && std::strcmp(term, "dumb") == 0);
+}
+
 // What a bare `process` probes: the -c command's program, or the executable of
 // the -x process; nullopt after an error about -x.
 std::optional<std::string> bareProcessCommand(const CommandLine &cl, std::ostream &err) {
@@ -343,7 +351,7 @@ void compileScript(const CommandLine &cl, std::ostream &out, std::ostream &err,
   fe.diags().setSuppressWarnings(cl.suppressWarnings);
   fe.diags().setWarningsAreErrors(cl.warningsAreErrors);
   fe.diags().setVerbose(cl.verbosity > 0);
-  fe.diags().setColor(cl.color && isatty(STDERR_FILENO));
+  fe.diags().setColor(colourDiagnostics(cl.color));
 
   for (const auto &[name, value] : cl.defines)
     if (!codegen::isKnownLimitName(name))
