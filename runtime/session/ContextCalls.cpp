@@ -62,6 +62,18 @@ void setError(sonde_context *ctx, const char *message, uint32_t loc, bool uncatc
   buf.commit(n);
 }
 
+// The script's name for map m (its placement in the segment), or null.
+const char *globalName(const Runtime &rt, const sonde_map *m) {
+  if (rt.module == nullptr || rt.segment == nullptr)
+    return nullptr;
+  auto offset = reinterpret_cast<const char *>(m) - static_cast<const char *>(rt.segment->base());
+  const auto &layout = rt.module->layout();
+  for (size_t i = 0; i < layout.placements().size(); ++i)
+    if (static_cast<ptrdiff_t>(layout.placements()[i].offset) == offset)
+      return layout.globals()[i].name.c_str();
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" {
@@ -77,7 +89,7 @@ void sonde_raise_message(sonde_context *ctx, const char *message, uint32_t loc) 
 
 void sonde_raise_map_full(sonde_context *ctx, const sonde_map *m, uint32_t loc) {
   char text[256];
-  sonde_map_overflow_message(m, text, sizeof text);
+  sonde_map_overflow_message(m, globalName(runtimeOf(ctx), m), text, sizeof text);
   setError(ctx, text, loc, false);
 }
 

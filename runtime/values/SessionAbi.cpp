@@ -5,6 +5,7 @@
 #include "runtime/values/SegmentShadow.h"
 #include "runtime/values/ValueAbi.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <signal.h>
@@ -43,10 +44,19 @@ const char *sonde_status_text(int status) {
   }
 }
 
-size_t sonde_map_overflow_message(const sonde_map *m, char *buf, size_t cap) {
+size_t sonde_map_overflow_message(const sonde_map *m, const char *name, char *buf, size_t cap) {
   const MapHeader *h = trustedMap(globalData<MapHeader>(reinterpret_cast<const GlobalHeader *>(m)));
+  // Twice the limit, within what -D MAXMAPENTRIES accepts (CodegenOptions.cpp).
+  uint64_t more = std::min<uint64_t>(uint64_t{h->maxEntries} * 2, uint64_t{1} << 28);
   int n = h->explicitSize
               ? std::snprintf(buf, cap, "Array overflow, check size limit (%u)", h->maxEntries)
+          : name != nullptr
+              ? std::snprintf(buf, cap,
+                              "%s (%u entries) of global '%s': run with -D MAXMAPENTRIES=%llu "
+                              "or declare it `global %s[%llu]`",
+                              sonde_status_text(SONDE_ERR_MAP_FULL), h->maxEntries, name,
+                              static_cast<unsigned long long>(more), name,
+                              static_cast<unsigned long long>(more))
               : std::snprintf(buf, cap, "%s", sonde_status_text(SONDE_ERR_MAP_FULL));
   return n < 0 ? 0 : static_cast<size_t>(n);
 }

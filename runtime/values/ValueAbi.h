@@ -118,8 +118,10 @@ typedef struct sonde_foreach_spec {
 
 /* stap's message for a status (the MAXMAPENTRIES form for SONDE_ERR_MAP_FULL). */
 const char *sonde_status_text(int status);
-/* Writes the exact overflow message for map m (size-limit form if declared `a[N]`). */
-size_t sonde_map_overflow_message(const sonde_map *m, char *buf, size_t cap);
+/* Writes the overflow message for map m: stap's size-limit form if declared `a[N]`;
+ * else stap's MAXMAPENTRIES form, followed, when `name` (the global's) is given,
+ * by the limit and what to raise it to. */
+size_t sonde_map_overflow_message(const sonde_map *m, const char *name, char *buf, size_t cap);
 /* The limits the segment was created with. */
 const sonde_limits *sonde_segment_limits(const sonde_segment *seg);
 /* Current enum sonde_session_state. */

@@ -249,7 +249,7 @@ TEST(ValuesMaps, OverflowReportsTheRightLimit) {
   EXPECT_EQ(sonde_map_set_long(st.map("sized"), two, 20), SONDE_OK);
   EXPECT_EQ(sonde_map_get_long(st.map("sized"), five), 0);
   char msg[128];
-  sonde_map_overflow_message(st.map("sized"), msg, sizeof(msg));
+  sonde_map_overflow_message(st.map("sized"), nullptr, msg, sizeof(msg));
   EXPECT_STREQ(msg, "Array overflow, check size limit (4)");
 
   for (int64_t i = 0; i < 8; ++i) {
@@ -257,8 +257,14 @@ TEST(ValuesMaps, OverflowReportsTheRightLimit) {
     ASSERT_EQ(sonde_map_stats_add(st.map("dflt"), k, i), SONDE_OK);
   }
   EXPECT_EQ(sonde_map_stats_add(st.map("dflt"), five, 1), SONDE_ERR_MAP_FULL);
-  sonde_map_overflow_message(st.map("dflt"), msg, sizeof(msg));
+  sonde_map_overflow_message(st.map("dflt"), nullptr, msg, sizeof(msg));
   EXPECT_STREQ(msg, "Array overflow, check MAXMAPENTRIES");
+  // Named, it says which global, its limit and what to raise it to (issue 20, item 14).
+  sonde_map_overflow_message(st.map("dflt"), "dflt", msg, sizeof(msg));
+  EXPECT_STREQ(msg, "Array overflow, check MAXMAPENTRIES (8 entries) of global 'dflt': run with "
+                    "-D MAXMAPENTRIES=16 or declare it `global dflt[16]`");
+  sonde_map_overflow_message(st.map("sized"), "sized", msg, sizeof(msg));
+  EXPECT_STREQ(msg, "Array overflow, check size limit (4)");
   EXPECT_STREQ(sonde_status_text(SONDE_ERR_MAP_FULL), "Array overflow, check MAXMAPENTRIES");
 }
 
