@@ -4,6 +4,7 @@
 // running process (-x), sonde calls sonde_agent_attach() instead, and the
 // contract comes over a socket; such a process may be attached again later.
 #include "runtime/agent/AgentState.h"
+#include "runtime/agent/ExecFollow.h"
 #include "runtime/agent/HandlerDispatch.h"
 #include "runtime/agent/SiteFinder.h"
 #include "runtime/session/AgentHandshake.h"
@@ -34,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <utility>
 
 namespace sonde::agent {
 
@@ -47,6 +49,7 @@ struct Contract {
   int segmentFd = -1, controlFd = -1, statusFd = -1, outputFd = -1, errorFd = -1;
   int relayFd = -1;   // --transport=relay: the channel's memfd
   int netlinkFd = -1; // --transport=netlink: the channel's sending socket
+  int moduleFd = -1;  // -c: the module, loaded through /proc/self/fd
   std::string netlinkConfig;
   int64_t consumerPid = 0;
 };
@@ -92,11 +95,20 @@ void writeAll(int fd, const std::string &text) {
   }
 }
 
+// "N", or "N:DEV:INO" as an exec passes them on (ExecFollow): then N must
+// still be that file, not another one the program opened under that number.
 bool readFd(const char *name, int *out, std::string *error) {
   const char *v = getenv(name);
   char *end = nullptr;
   long n = v ? std::strtol(v, &end, 10) : -1;
-  if (!v || *end || n < 0 || fcntl(static_cast<int>(n), F_GETFD) < 0) {
+  bool same = n >= 0 && fcntl(static_cast<int>(n), F_GETFD) >= 0;
+  if (same && end && *end == ':') {
+    unsigned long long dev = std::strtoull(end + 1, &end, 10);
+    unsigned long long ino = *end == ':' ? std::strtoull(end + 1, &end, 10) : 0;
+    struct stat st;
+    same = fstat(static_cast<int>(n), &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+  }
+  if (!v || *end || !same) {
     *error = std::string(name) + " is not an open file descriptor";
     return false;
   }
@@ -111,6 +123,11 @@ bool readContract(Contract *c, std::string *error) {
     c->consumerPid = std::strtoll(pid, nullptr, 10);
   if (getenv("SONDE_AGENT_RELAY_FD") && !readFd("SONDE_AGENT_RELAY_FD", &c->relayFd, error))
     return false;
+  if (getenv("SONDE_AGENT_MODULE_FD")) {
+    if (!readFd("SONDE_AGENT_MODULE_FD", &c->moduleFd, error))
+      return false;
+    c->module = "/proc/self/fd/" + std::to_string(c->moduleFd);
+  }
   if (getenv("SONDE_AGENT_NETLINK_FD")) {
     if (!readFd("SONDE_AGENT_NETLINK_FD", &c->netlinkFd, error))
       return false;
@@ -129,12 +146,14 @@ bool sameFile(const std::string &a, const char *b) {
          sa.st_ino == sb.st_ino;
 }
 
-// Programs the target execs are not traced: the contract and our LD_PRELOAD entry
-// go before main can copy the environment.
+// The program never sees the contract: it and our LD_PRELOAD entry go before
+// main can copy the environment (execs get them back from ExecFollow).
 void forgetContract() {
-  for (const char *name : {"SONDE_AGENT_MODULE", "SONDE_AGENT_SEGMENT_FD", "SONDE_AGENT_CONTROL_FD",
-                           "SONDE_AGENT_STATUS_FD", "SONDE_AGENT_OUTPUT_FD", "SONDE_AGENT_ERROR_FD",
-                           "SONDE_AGENT_CONSUMER_PID"})
+  for (const char *name :
+       {"SONDE_AGENT_MODULE", "SONDE_AGENT_SEGMENT_FD", "SONDE_AGENT_CONTROL_FD",
+        "SONDE_AGENT_STATUS_FD", "SONDE_AGENT_OUTPUT_FD", "SONDE_AGENT_ERROR_FD",
+        "SONDE_AGENT_CONSUMER_PID", "SONDE_AGENT_RELAY_FD", "SONDE_AGENT_NETLINK_FD",
+        "SONDE_AGENT_NETLINK_CONFIG", "SONDE_AGENT_PROBED", "SONDE_AGENT_MODULE_FD"})
     unsetenv(name);
   const char *preload = getenv("LD_PRELOAD");
   Dl_info self{};
@@ -177,6 +196,7 @@ void detach(bool release) {
   if (!release || !quiet)
     return;
   retireThreads();
+  stopFollowingExec(); // the descriptors an exec would pass on close below
   (void)agent->sites.release();
   std::vector<int> fds = std::move(agent->ownedFds);
   fds.push_back(agent->controlFd);
@@ -263,7 +283,7 @@ void forkChild() {
 std::string start(const Contract &c) {
   std::string error;
   auto *a = new Agent;
-  a->ownedFds = {c.segmentFd, c.outputFd, c.errorFd, c.relayFd, c.netlinkFd};
+  a->ownedFds = {c.segmentFd, c.outputFd, c.errorFd, c.relayFd, c.netlinkFd, c.moduleFd};
   std::erase(a->ownedFds, -1);
   // A failed start leaves nothing behind in the process, which runs on.
   struct Undo {
@@ -417,6 +437,21 @@ void *attachThread(void *arg) {
   return controlLoop(nullptr);
 }
 
+// A -c process whose program has no probed file yet: the agent only passes the
+// contract on to what it execs, and starts if a probed library is loaded.
+// Never destroyed: a dlopen at exit may still look at it.
+Contract *dormant = nullptr;
+int dormantStatusFd = -1;
+
+// Starts the session here and reports on the status pipe; a failed start ends
+// exec following (its descriptors are closed).
+void startAndReport(const Contract &c, int statusFd) {
+  std::string error = start(c);
+  writeAll(statusFd, error.empty() ? "ready\n" : "error: " + error + "\n");
+  if (!error.empty())
+    stopFollowingExec();
+}
+
 __attribute__((constructor)) void agentMain() {
   if (!getenv("SONDE_AGENT_MODULE"))
     return;             // preloaded outside sonde (or loaded by sonde -x): stay inert
@@ -424,12 +459,39 @@ __attribute__((constructor)) void agentMain() {
   int statusFd = -1;
   std::string error;
   Contract c;
-  if (readFd("SONDE_AGENT_STATUS_FD", &statusFd, &error) && readContract(&c, &error))
-    error = start(c);
+  bool valid = readFd("SONDE_AGENT_STATUS_FD", &statusFd, &error) && readContract(&c, &error);
+  Dl_info self{};
+  if (valid && dladdr(reinterpret_cast<void *>(&agentMain), &self) && self.dli_fname)
+    captureExecContract(self.dli_fname);
   forgetContract();
-  if (statusFd >= 0) {
-    writeAll(statusFd, error.empty() ? "ready\n" : "error: " + error + "\n");
+  if (statusFd < 0)
+    return;
+  if (!valid) {
+    writeAll(statusFd, "error: " + error + "\n");
     close(statusFd);
+    return;
+  }
+  pollfd control{c.controlFd, POLLIN, 0};
+  if (poll(&control, 1, 0) != 0) {
+    // sonde has detached (or died) already: nothing of the session stays here.
+    stopFollowingExec();
+    for (int fd :
+         {c.segmentFd, c.outputFd, c.errorFd, c.relayFd, c.netlinkFd, c.moduleFd, c.controlFd})
+      if (fd >= 0)
+        close(fd);
+    return;
+  }
+  std::lock_guard<std::recursive_mutex> g(agentLock);
+  if (!followsExec()) {
+    // Nothing to pass on (as for an injected agent): attach here, as before.
+    startAndReport(c, statusFd);
+    close(statusFd);
+  } else if (probedFilesLoaded()) {
+    startAndReport(c, statusFd);
+  } else {
+    dormant = new Contract(c);
+    dormantStatusFd = statusFd;
+    writeAll(statusFd, "following\n");
   }
 }
 
@@ -483,11 +545,25 @@ void execFailed() {
 }
 
 void objectsLoaded() {
+  if (dormant) {
+    // A probed library arrived in a program that had none: attach now.
+    std::lock_guard<std::recursive_mutex> g(agentLock);
+    if (!dormant)
+      return;
+    pollfd control{dormant->controlFd, POLLIN, 0};
+    if (poll(&control, 1, 0) == 0 && probedFilesLoaded()) {
+      std::unique_ptr<Contract> c(std::exchange(dormant, nullptr));
+      startAndReport(*c, dormantStatusFd);
+    }
+    return;
+  }
   if (!tracingThisProcess())
     return;
   std::lock_guard<std::recursive_mutex> g(agentLock);
-  if (attached.load())
+  if (attached.load()) {
     agent->sites->attachLoaded();
+    probedFilesLoaded(); // reports a probed library loaded now
+  }
 }
 
 void objectsUnloaded() {

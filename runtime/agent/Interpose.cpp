@@ -1,10 +1,13 @@
 // libc calls the agent interposes (it is first in the global scope through
-// LD_PRELOAD): thread start and end for thread.begin/end, exec and _exit to
-// write buffered output first, dlopen/dlclose to follow loaded objects. Each
-// forwards to the next definition (dlsym RTLD_NEXT).
+// LD_PRELOAD): thread start and end for thread.begin/end, exec to write
+// buffered output first and take the agent along (ExecFollow), _exit to write
+// buffered output, dlopen/dlclose to follow loaded objects. Each forwards to
+// the next definition (dlsym RTLD_NEXT).
 #include "runtime/agent/AgentState.h"
+#include "runtime/agent/ExecFollow.h"
 #include "runtime/agent/HandlerDispatch.h"
 
+#include <alloca.h>
 #include <cerrno>
 #include <csignal>
 #include <cstdarg>
@@ -22,7 +25,6 @@ template <class F> F next(const char *name) { return reinterpret_cast<F>(dlsym(R
 
 using PthreadCreate = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 using ExecVE = int (*)(const char *, char *const[], char *const[]);
-using ExecV = int (*)(const char *, char *const[]);
 using FExecVE = int (*)(int, char *const[], char *const[]);
 
 PthreadCreate realPthreadCreate() {
@@ -44,16 +46,43 @@ void *startTraced(void *p) {
   return result;
 }
 
-// Runs an exec with the agent's output written and the segment left; undone if
-// the exec returns (it failed).
-template <class Call> int tracedExec(Call call) {
+enum class ExecKind { Path, Search, Fd };
+
+// Runs an exec with the agent's output written and the segment left, and the
+// agent taken along when the program can have it; undone if the exec returns
+// (it failed). Its copy of the environment is on this frame (a vfork child
+// must not allocate), so it is never inlined.
+// Resolved as the agent loads: a vfork child must not run dlsym (it may allocate).
+ExecVE realExecve, realExecvpe;
+FExecVE realFexecve;
+__attribute__((constructor)) void resolveExecCalls() {
+  realExecve = next<ExecVE>("execve");
+  realExecvpe = next<ExecVE>("execvpe");
+  realFexecve = next<FExecVE>("fexecve");
+}
+
+__attribute__((noinline)) int tracedExec(ExecKind kind, const char *file, int fd,
+                                         char *const argv[], char *const envp[]) {
   bool prepared = prepareExec();
-  int rc = call();
-  if (prepared) {
-    int saved = errno;
-    execFailed();
-    errno = saved;
+  bool follow = followExec(kind == ExecKind::Fd ? nullptr : file, kind == ExecKind::Search, fd);
+  char *const *env = envp;
+  if (follow) {
+    if (size_t bytes = followEnvironmentBytes(envp); bytes > 0) {
+      env = followEnvironment(envp, alloca(bytes));
+    } else {
+      undoFollowExec();
+      follow = false;
+    }
   }
+  int rc = kind == ExecKind::Path     ? realExecve(file, argv, env)
+           : kind == ExecKind::Search ? realExecvpe(file, argv, env)
+                                      : realFexecve(fd, argv, env);
+  int saved = errno;
+  if (follow)
+    undoFollowExec();
+  if (prepared)
+    execFailed();
+  errno = saved;
   return rc;
 }
 
@@ -67,17 +96,13 @@ std::vector<char *> collectArgs(const char *first, va_list ap, char ***envp) {
   return argv;
 }
 
+// execv and execvp run with the process's environment, as execve and execvpe.
 int doExecve(const char *path, char *const argv[], char *const envp[]) {
-  static ExecVE f = next<ExecVE>("execve");
-  return tracedExec([&] { return f(path, argv, envp); });
+  return tracedExec(ExecKind::Path, path, -1, argv, envp);
 }
-int doExecv(const char *path, char *const argv[]) {
-  static ExecV f = next<ExecV>("execv");
-  return tracedExec([&] { return f(path, argv); });
-}
+int doExecv(const char *path, char *const argv[]) { return doExecve(path, argv, environ); }
 int doExecvp(const char *file, char *const argv[]) {
-  static ExecV f = next<ExecV>("execvp");
-  return tracedExec([&] { return f(file, argv); });
+  return tracedExec(ExecKind::Search, file, -1, argv, environ);
 }
 
 } // namespace
@@ -146,13 +171,11 @@ int execv(const char *path, char *const argv[]) noexcept { return doExecv(path, 
 int execvp(const char *file, char *const argv[]) noexcept { return doExecvp(file, argv); }
 
 int execvpe(const char *file, char *const argv[], char *const envp[]) noexcept {
-  static ExecVE f = next<ExecVE>("execvpe");
-  return tracedExec([&] { return f(file, argv, envp); });
+  return tracedExec(ExecKind::Search, file, -1, argv, envp);
 }
 
 int fexecve(int fd, char *const argv[], char *const envp[]) noexcept {
-  static FExecVE f = next<FExecVE>("fexecve");
-  return tracedExec([&] { return f(fd, argv, envp); });
+  return tracedExec(ExecKind::Fd, nullptr, fd, argv, envp);
 }
 
 int execl(const char *path, const char *arg, ...) noexcept {

@@ -7,6 +7,7 @@
 #include "runtime/session/GlobalDisplay.h"
 #include "runtime/session/ModuleImports.h"
 #include "runtime/session/ProbeRunner.h"
+#include "runtime/session/ProbedFiles.h"
 #include "runtime/session/SessionFacts.h"
 #include "runtime/session/SessionRequests.h"
 #include "runtime/session/TargetProcess.h"
@@ -24,6 +25,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,6 +93,19 @@ bool runsInTargets(const LoadedModule &m) {
     if (runsInTarget(m.probe(i).kind))
       return true;
   return false;
+}
+
+// Whether the -c command's standard output goes to sonde's standard error:
+// asked for, or (by default) when JSON records go to the same file as its
+// standard output, which a reader must be able to parse.
+bool targetStdoutToStderr(const SessionOptions &o, int outFd) {
+  if (o.targetStdout != TargetStdout::Auto)
+    return o.targetStdout == TargetStdout::Stderr;
+  if (!o.records || o.records->format != OutputFormat::Json || o.records->consumer)
+    return false;
+  struct stat out, std;
+  return outFd == STDOUT_FILENO || (fstat(outFd, &out) == 0 && fstat(STDOUT_FILENO, &std) == 0 &&
+                                    out.st_dev == std.st_dev && out.st_ino == std.st_ino);
 }
 
 // Waits until a handler asks to stop, a signal arrives, the -T timeout, or the
@@ -175,17 +190,20 @@ void detachTarget(Runtime &rt, TargetProcess *target, AttachedProcess *attached)
 }
 
 // The closing words on the -c target; returns the exit status --target-status asks for.
-int reportTarget(TargetProcess &target, const LoadedModule &module, const SessionOptions &o,
-                 std::ostream &err) {
+int reportTarget(TargetProcess &target, const LoadedModule &module, const ProbedFiles &probed,
+                 const SessionOptions &o, std::ostream &err) {
   target.takeAgentReports(STDERR_FILENO);
   std::optional<int> status = target.exitStatus();
   bool needsAgent = runsInTargets(module);
   // The agent reports before the target's main runs, so a normal exit without
   // a report means it never loaded.
-  if (status && WIFEXITED(*status) && needsAgent && !target.agentReady())
+  if (status && WIFEXITED(*status) && needsAgent && !target.agentLoaded())
     err << "sonde: WARNING: target '" << *o.targetCommand
         << "' never loaded the agent (statically linked, setuid, or not found?): no marker "
            "probe ran\n";
+  else if (needsAgent && target.released())
+    for (const std::string &line : probedFilesNotSeen(probed, target.probedSeen()))
+      err << "sonde: WARNING: " << line << "\n";
   if (!status) {
     if (o.verbose)
       err << "sonde: target pid " << target.pid() << " keeps running, detached\n";
@@ -314,9 +332,13 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   // The target exists (held before exec) before begin probes run, so target()
   // works there, as with stap -c.
   std::optional<TargetProcess> target;
+  ProbedFiles probed = probedFiles(*module);
   if (options.targetCommand) {
     TargetSpec spec{*options.targetCommand, runsInTargets(*module) ? options.agentPath : "",
-                    contract};
+                    contract, targetStdoutToStderr(options, outFd), encodeProbedFiles(probed)};
+    if (spec.stdoutToStderr && options.verbose && options.targetStdout == TargetStdout::Auto)
+      err << "sonde: the target's standard output goes to standard error (JSON records go to "
+             "standard output; --target-stdout=stdout keeps it there)\n";
     std::optional<TargetProcess> spawned = TargetProcess::spawn(spec, &error);
     if (!spawned) {
       err << "sonde: " << error << "\n";
@@ -478,7 +500,7 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
 
   int status = 0;
   if (target)
-    status = reportTarget(*target, *module, options, err);
+    status = reportTarget(*target, *module, probed, options, err);
   if (attached && options.verbose)
     err << "sonde: detached from pid " << options.targetPid
         << (attached->running() ? ", which keeps running" : ", which has ended") << "\n";

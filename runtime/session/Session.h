@@ -16,6 +16,11 @@ namespace sonde::session {
 
 class KernelProbes;
 
+// Where the -c command's standard output goes. Auto: to sonde's standard error
+// when sonde writes JSON records to the same standard output (which must stay
+// parseable), else to sonde's standard output.
+enum class TargetStdout { Auto, Stdout, Stderr };
+
 struct SessionOptions {
   int64_t targetPid = 0;                 // target(); -x: the process the agent attaches to
   std::optional<double> timeoutSeconds;  // -T
@@ -26,6 +31,7 @@ struct SessionOptions {
   std::optional<std::string> targetCommand;
   std::string agentPath;         // libsonde-agent.so, for -c and -x
   bool targetExitStatus = false; // --target-status: exit with the target's status
+  TargetStdout targetStdout = TargetStdout::Auto; // --target-stdout
   bool verbose = false;          // -v: a closing line about the target
   // A record transport (--transport=relay, or implied by -b, -F, ...): every
   // handler's output travels as records that a sonde thread drains. Null: text.

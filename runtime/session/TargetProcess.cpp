@@ -33,7 +33,7 @@ std::string wordexpError(int rc) {
 }
 
 // The agent's contract (runtime/agent/README.md): LD_PRELOAD and the fds it reads.
-void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd) {
+void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd, int moduleFd) {
   // Inherited descriptors the agent reads: dup() clears FD_CLOEXEC.
   auto env = [](const char *name, long value) { setenv(name, std::to_string(value).c_str(), 1); };
   env("SONDE_AGENT_SEGMENT_FD", dup(spec.contract.segmentFd));
@@ -49,6 +49,11 @@ void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd) {
   env("SONDE_AGENT_ERROR_FD", dup(spec.contract.errorFd));
   env("SONDE_AGENT_CONSUMER_PID", spec.contract.consumerPid);
   setenv("SONDE_AGENT_MODULE", spec.contract.module.c_str(), 1);
+  // Loaded through the descriptor: a program run as another user (runuser)
+  // cannot open sonde's 0700 build directory.
+  if (moduleFd >= 0)
+    env("SONDE_AGENT_MODULE_FD", dup(moduleFd));
+  setenv("SONDE_AGENT_PROBED", spec.probed.c_str(), 1);
   std::string preload = spec.agentPath;
   if (const char *old = getenv("LD_PRELOAD"); old && *old)
     preload += std::string(":") + old;
@@ -57,7 +62,7 @@ void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd) {
 
 // What the held child does: wait for sonde's go, then exec (with the agent).
 [[noreturn]] void runChild(const TargetSpec &spec, char **argv, int goFd, int statusFd,
-                           int controlFd) {
+                           int controlFd, int moduleFd) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -74,7 +79,7 @@ void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd) {
 
   // Without an agent path no probe runs in the target: it runs as it is.
   if (!spec.agentPath.empty())
-    setAgentEnvironment(spec, statusFd, controlFd);
+    setAgentEnvironment(spec, statusFd, controlFd, moduleFd);
   execvp(argv[0], argv);
   std::string msg =
       "launch: cannot run '" + std::string(argv[0]) + "': " + std::strerror(errno) + "\n";
@@ -142,6 +147,8 @@ std::optional<TargetProcess> TargetProcess::spawn(const TargetSpec &spec, std::s
   fcntl(statusPipe[0], F_SETFD, FD_CLOEXEC);
   fcntl(controlPipe[1], F_SETFD, FD_CLOEXEC);
 
+  int moduleFd =
+      spec.agentPath.empty() ? -1 : open(spec.contract.module.c_str(), O_RDONLY | O_CLOEXEC);
   pid_t pid = fork();
   if (pid < 0) {
     *error = std::string("-c: fork: ") + std::strerror(errno);
@@ -154,8 +161,13 @@ std::optional<TargetProcess> TargetProcess::spawn(const TargetSpec &spec, std::s
     // one the child must drop now (so that a sonde gone before the go byte
     // reads as EOF) goes through close_range, another system call.
     syscall(SYS_close_range, goPipe[1], goPipe[1], 0u);
-    runChild(spec, words.we_wordv, goPipe[0], statusPipe[1], controlPipe[0]);
+    // Before the go byte, as kernel probes on this pid start after the begin probes.
+    if (spec.stdoutToStderr)
+      dup2(STDERR_FILENO, STDOUT_FILENO);
+    runChild(spec, words.we_wordv, goPipe[0], statusPipe[1], controlPipe[0], moduleFd);
   }
+  if (moduleFd >= 0)
+    close(moduleFd);
   wordfree(&words);
   close(goPipe[0]);
   close(statusPipe[1]);
@@ -179,7 +191,8 @@ std::optional<TargetProcess> TargetProcess::spawn(const TargetSpec &spec, std::s
 
 TargetProcess::TargetProcess(TargetProcess &&o) noexcept
     : pid_(o.pid_), pidFd_(o.pidFd_), statusFd_(o.statusFd_), controlFd_(o.controlFd_),
-      goFd_(o.goFd_), ready_(o.ready_), status_(o.status_), reports_(std::move(o.reports_)) {
+      goFd_(o.goFd_), ready_(o.ready_), loaded_(o.loaded_), released_(o.released_),
+      probedSeen_(std::move(o.probedSeen_)), status_(o.status_), reports_(std::move(o.reports_)) {
   o.pid_ = -1;
   o.pidFd_ = o.statusFd_ = o.controlFd_ = o.goFd_ = -1;
 }
@@ -195,7 +208,7 @@ void TargetProcess::release() {
   if (goFd_ < 0)
     return;
   char go = 1;
-  (void)!write(goFd_, &go, 1);
+  released_ = write(goFd_, &go, 1) == 1;
   closeFd(goFd_);
 }
 
@@ -217,7 +230,15 @@ bool TargetProcess::takeAgentReports(int errFd) {
     closeFd(statusFd_);
   while (std::optional<std::string> line = reports_.next()) {
     if (*line == "ready") {
-      ready_ = true;
+      ready_ = loaded_ = true;
+    } else if (*line == "following") {
+      loaded_ = true;
+    } else if (line->rfind("probed ", 0) == 0) {
+      if (probedSeen_.size() < 4096)
+        probedSeen_.insert(line->substr(7));
+    } else if (line->rfind("warning: ", 0) == 0) {
+      std::string msg = "sonde: WARNING: " + line->substr(9) + "\n";
+      (void)!write(errFd, msg.data(), msg.size());
     } else if (line->rfind("launch: ", 0) == 0) {
       std::string msg = "sonde: -c: " + line->substr(8) + "\n";
       (void)!write(errFd, msg.data(), msg.size());

@@ -9,15 +9,18 @@
 #include "runtime/session/AgentReportLines.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <sys/types.h>
 
 namespace sonde::session {
 
 struct TargetSpec {
-  std::string command;    // split like a shell word list (wordexp, no substitution)
-  std::string agentPath;  // libsonde-agent.so; "" when no probe runs in the target
-  AgentContract contract; // what the agent receives, through the environment
+  std::string command;         // split like a shell word list (wordexp, no substitution)
+  std::string agentPath;       // libsonde-agent.so; "" when no probe runs in the target
+  AgentContract contract;      // what the agent receives, through the environment
+  bool stdoutToStderr = false; // the command's standard output is sonde's standard error
+  std::string probed;          // SONDE_AGENT_PROBED (ProbedFiles.h): where agents attach
 };
 
 class TargetProcess {
@@ -38,14 +41,20 @@ public:
 
   // Lets the held target exec its command.
   void release();
+  bool released() const { return released_; }
   // Kills a target that never ran (begin probes failed) and reaps it.
   void abandon();
   // Closes the control pipe: every agent of the session detaches.
   void detachAgents();
   // Agent reports received so far: "error: ..." lines are written to `err` as
-  // "sonde: agent in pid N: ..."; returns true once some agent said "ready".
+  // "sonde: agent in pid N: ...", "warning: ..." as "sonde: WARNING: ...";
+  // returns true once some agent said "ready".
   bool takeAgentReports(int errFd);
   bool agentReady() const { return ready_; }
+  // Some process of the command loaded the agent (attached or only following execs).
+  bool agentLoaded() const { return loaded_; }
+  // The probed files (ProbedFiles.h ids) agents reported running or loading.
+  const std::set<std::string> &probedSeen() const { return probedSeen_; }
   // The wait status once the target has exited (reaps it; non-blocking).
   std::optional<int> exitStatus();
 
@@ -54,7 +63,8 @@ private:
 
   pid_t pid_ = -1;
   int pidFd_ = -1, statusFd_ = -1, controlFd_ = -1, goFd_ = -1;
-  bool ready_ = false;
+  bool ready_ = false, loaded_ = false, released_ = false;
+  std::set<std::string> probedSeen_;
   std::optional<int> status_;
   AgentReportLines reports_; // the status pipe's lines
 };

@@ -1,5 +1,5 @@
 // The life of a traced process: detaching restores its code and semaphores,
-// a forked child stays traced, an exec'd program is not, and the target's exit
+// a forked child stays traced, so does an exec'd program, and the target's exit
 // or crash ends the session through its end probes.
 #include "SondeRun.h"
 
@@ -53,7 +53,9 @@ TEST(MarkerLifecycle, ForkedChildIsTraced) {
   EXPECT_EQ(result.stdoutText, "parent=1000 child=1000\n") << describeRun(script, command, result);
 }
 
-TEST(MarkerLifecycle, ExecedProgramIsNotTraced) {
+// -c follows exec: the program the target execs is traced too (ExecFollowTest.cpp
+// for wrappers).
+TEST(MarkerLifecycle, ExecedProgramIsTraced) {
   ScratchDir dir;
   std::string resultFile = dir.file("result");
   std::string script = "global pre, post\n" + markProbe(E2E_LIFECYCLE, "pre_exec", "pre++") +
@@ -62,8 +64,8 @@ TEST(MarkerLifecycle, ExecedProgramIsNotTraced) {
   std::string command = lifecycle("exec " + resultFile + " 1000");
   auto result = runSonde(script, command, dir.path());
   ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
-  EXPECT_EQ(readFile(resultFile), "after_exec_fired=1000 traced=0\n");
-  EXPECT_EQ(result.stdoutText, "pre=1000 post=0\n") << describeRun(script, command, result);
+  EXPECT_EQ(readFile(resultFile), "after_exec_fired=1000 traced=1\n");
+  EXPECT_EQ(result.stdoutText, "pre=1000 post=1000\n") << describeRun(script, command, result);
 }
 
 const char *const kCountTicks = "global n\n"
