@@ -45,6 +45,10 @@ Script and passes:
 Targets:
   -c CMD             start CMD with the probes attached; stop when it exits
   --target-status    exit with the -c command's exit status (128+N after signal N)
+  --target-stdout=WHERE
+                     the -c command's standard output: stdout or stderr (default
+                     stderr when --format=json writes to standard output, so that
+                     stays parseable; stdout otherwise)
   -x PID             attach to the running process PID (target() is PID);
                      detaching leaves it as it was
   -T SECS            exit after SECS seconds
@@ -302,6 +306,15 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
            return false;
          }
          cl.format = v;
+         return true;
+       }},
+      {"target-stdout",
+       [&](const std::string &v) {
+         if (!oneOf(v, {"stdout", "stderr"})) {
+           error = "option --target-stdout: expected stdout or stderr, got '" + v + "'";
+           return false;
+         }
+         cl.targetStdout = v;
          return true;
        }},
   };

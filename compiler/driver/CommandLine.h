@@ -31,6 +31,7 @@ struct CommandLine {
   bool suppressTimeLimits = false;
   bool noGlobalVarDisplay = false;
   bool targetStatus = false; // --target-status
+  std::string targetStdout;  // --target-stdout: "stdout", "stderr"; "" when not given
   std::string compatible = "5.5";
 
   std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE

@@ -297,6 +297,9 @@ int runPass5(const std::string &modulePath, const CommandLine &cl, int64_t pid, 
   o.globals = cl.globals;
   o.verbose = cl.verbosity > 0;
   o.targetExitStatus = cl.targetStatus;
+  o.targetStdout = cl.targetStdout == "stderr"   ? session::TargetStdout::Stderr
+                   : cl.targetStdout == "stdout" ? session::TargetStdout::Stdout
+                                                 : session::TargetStdout::Auto;
   if (cl.command || pid) {
     std::optional<std::string> agent = agentLibraryPath();
     if (!agent) {
