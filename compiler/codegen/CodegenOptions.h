@@ -19,6 +19,9 @@ struct CodegenOptions {
   sonde_limits limits{};             // -D MAXSTRINGLEN=... etc.; defaults from defaultLimits()
   std::optional<int64_t> maxNesting; // -D MAXNESTING; else computed from the call graph
   bool displayGlobals = true;        // --no-global-var-display clears it
+  // -t: each handler adds its run time (ns) to a hidden stats global of its
+  // own, which the session prints at exit; without -t nothing is emitted.
+  bool probeTiming = false;
   // Interval of timer.jiffies(1): 1e9 / CONFIG_HZ of the running kernel.
   int64_t jiffyNs = 4000000;
   // CONFIG_HZ of the running kernel, for HZ() in kernel probes; 0 when unknown.

@@ -5,6 +5,7 @@
 #include "codegen/DeadLocalStores.h"
 #include "codegen/SourceLines.h"
 
+#include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/ModuleAbi.h"
 
 #include <llvm/IR/MDBuilder.h>
@@ -162,6 +163,14 @@ llvm::Function *IrGenerator::emitHandler(const EmittedProbe &p, size_t index) {
     b_.CreateRetVoid();
     b_.SetInsertPoint(next);
   }
+  // -t: the run is timed from here (a run the session skips is not a hit) to the
+  // handler's one exit, locks included.
+  std::optional<uint32_t> timing = facts_.timingGlobal(index);
+  llvm::Value *startNs = nullptr;
+  if (timing) {
+    startNs = b_.entryAlloca(b_.longTy(), "timing.start");
+    b_.CreateStore(readClockNs(), startNs);
+  }
   llvm::Value *lockTable = nullptr;
   auto lockCount = static_cast<uint32_t>(p.lockOffsets.size());
   if (lockCount) {
@@ -197,9 +206,22 @@ llvm::Function *IrGenerator::emitHandler(const EmittedProbe &p, size_t index) {
   b_.SetInsertPoint(fs_.exit);
   if (lockTable)
     b_.CreateCall(SONDE_RT(b_, sonde_locks_release), {fs_.base, lockTable, b_.constU32(lockCount)});
+  if (timing) {
+    GlobalSlot slot{*timing, facts_.layout().placements()[*timing],
+                    &facts_.layout().globals()[*timing]};
+    llvm::Value *elapsed = b_.CreateSub(readClockNs(), b_.CreateLoad(b_.longTy(), startNs));
+    b_.CreateCall(SONDE_RT(b_, sonde_stats_add),
+                  {target_.globalHeader(b_, fs_.base, slot), elapsed});
+  }
   b_.CreateRetVoid();
   probe_ = nullptr;
   return fn;
+}
+
+// CLOCK_MONOTONIC in ns (bpf_ktime_get_ns() in the kernel), for -t.
+llvm::Value *IrGenerator::readClockNs() {
+  return b_.CreateCall(SONDE_RT(b_, sonde_fn_local_clock_ns_0),
+                       {fs_.ctx, b_.constU32(SONDE_NO_LOCATION)});
 }
 
 // `global x = 5` and -G: stored once into a new segment, before begin probes.

@@ -146,6 +146,7 @@ private:
   llvm::Function *declareFunction(const ast::FunctionDecl &f);
   void emitFunction(const ast::FunctionDecl &f);
   llvm::Function *emitHandler(const EmittedProbe &p, size_t index);
+  llvm::Value *readClockNs();
   llvm::Function *emitGlobalInitializer();
   void beginBody(llvm::Function *fn, llvm::Value *ctx);
   void declareLocals(const std::vector<std::unique_ptr<ast::LocalVar>> &locals, size_t skip);

@@ -14,6 +14,15 @@ namespace sonde::codegen {
 
 namespace {
 
+// Where the user wrote the probe's point, as stap's -t report names it.
+std::string probeLocation(const ast::DerivedProbe &p) {
+  const Token *tok = p.originPoint ? &p.originPoint->tok : p.origin ? &p.origin->tok : nullptr;
+  if (!tok || !tok->loc.valid())
+    return "";
+  return tok->loc.file->name + ":" + std::to_string(tok->loc.line) + ":" +
+         std::to_string(tok->loc.col);
+}
+
 // Whether the module calls a built-in that unwinds from a marker frame.
 bool unwindsFromFrames(const llvm::Module &m) {
   for (const char *name : {SONDE_FRAME_UNWINDING_BUILTINS})
@@ -129,7 +138,7 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   const llvm::DataLayout &dl = m.getDataLayout();
   llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty(), *ptr = b.ptrTy();
 
-  auto *probeTy = llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr, ptr},
+  auto *probeTy = llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr, ptr, ptr},
                                            "sonde_probe_desc");
   llvm::StructType *siteTy = markerSiteType(c);
   auto *locTy = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32}, "sonde_location");
@@ -139,11 +148,11 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                                             "sonde_module_desc");
   bool same =
       mirrors(dl, probeTy,
-              {offsetof(sonde_probe_desc, kind), offsetof(sonde_probe_desc, reserved),
+              {offsetof(sonde_probe_desc, kind), offsetof(sonde_probe_desc, timing_global),
                offsetof(sonde_probe_desc, sequence), offsetof(sonde_probe_desc, period_ns),
                offsetof(sonde_probe_desc, randomize_ns), offsetof(sonde_probe_desc, pp),
                offsetof(sonde_probe_desc, pn), offsetof(sonde_probe_desc, handler),
-               offsetof(sonde_probe_desc, process_path)},
+               offsetof(sonde_probe_desc, process_path), offsetof(sonde_probe_desc, location)},
               sizeof(sonde_probe_desc)) &&
       mirrors(dl, siteTy,
               {offsetof(sonde_marker_site, binary), offsetof(sonde_marker_site, provider),
@@ -197,13 +206,15 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   std::vector<llvm::Constant *> probes;
   for (size_t i = 0; i < facts.probes().size(); ++i) {
     const ProbeInfo &p = facts.probes()[i].info;
+    std::optional<uint32_t> timing = facts.timingGlobal(i);
     // Kernel probes have no handler here: they run in the BPF module.
     llvm::Constant *handler =
         handlers[i] ? static_cast<llvm::Constant *>(handlers[i])
                     : static_cast<llvm::Constant *>(llvm::ConstantPointerNull::get(b.ptrTy()));
     probes.push_back(llvm::ConstantStruct::get(
-        probeTy, {u32(p.kind), u32(0), s64(p.sequence), s64(p.periodNs), s64(p.randomizeNs),
-                  str(p.pp), str(p.pn), handler, optionalStr(p.processPath)}));
+        probeTy, {u32(p.kind), u32(timing ? *timing + 1 : 0), s64(p.sequence), s64(p.periodNs),
+                  s64(p.randomizeNs), str(p.pp), str(p.pn), handler, optionalStr(p.processPath),
+                  str(probeLocation(*facts.probes()[i].probe))}));
   }
   std::vector<llvm::Constant *> sites;
   std::map<std::string, std::unique_ptr<SiteVectorAnalysis>> vectorAnalyses; // by binary

@@ -301,6 +301,17 @@ std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
     descs.push_back(std::move(d));
     declOf.push_back(g.get());
   }
+  // -t: one scalar stats global per handler, after the script's, under a name
+  // no script identifier can take (the session finds it through the probe table).
+  size_t firstTiming = descs.size();
+  if (opts.probeTiming)
+    for (size_t i = 0; i < facts.probes_.size(); ++i) {
+      values::GlobalDesc d;
+      d.name = "-t probe " + std::to_string(i);
+      d.value = values::ValueKind::Stats;
+      d.usesVariance = true;
+      descs.push_back(std::move(d));
+    }
   std::string error;
   auto layout =
       values::GlobalLayout::build(std::move(descs), opts.limits, values::hostCpuSlots(), &error);
@@ -309,6 +320,10 @@ std::optional<ScriptFacts> ScriptFacts::analyze(const ast::Script &script,
     return std::nullopt;
   }
   facts.layout_ = std::make_shared<values::GlobalLayout>(std::move(*layout));
+  for (size_t i = firstTiming; i < facts.layout_->globals().size(); ++i) {
+    facts.timing_.push_back(static_cast<uint32_t>(i));
+    facts.probes_[i - firstTiming].globals.push_back(static_cast<uint32_t>(i));
+  }
   for (size_t i = 0; i < declOf.size(); ++i) {
     facts.slots_[declOf[i]] = {static_cast<uint32_t>(i), facts.layout_->placements()[i],
                                &facts.layout_->globals()[i]};

@@ -70,6 +70,10 @@ public:
   // Layout indexes of the globals the end of the run prints.
   const std::vector<uint32_t> &displayGlobals() const { return display_; }
   const std::vector<InitialValue> &initialValues() const { return initial_; }
+  // -t: layout index of the stats global probe `index` adds its run time to.
+  std::optional<uint32_t> timingGlobal(size_t index) const {
+    return index < timing_.size() ? std::optional<uint32_t>(timing_[index]) : std::nullopt;
+  }
 
 private:
   ScriptFacts() = default;
@@ -83,6 +87,7 @@ private:
   std::unordered_map<const ast::FunctionDecl *, int64_t> callHeights_;
   std::vector<uint32_t> display_;
   std::vector<InitialValue> initial_;
+  std::vector<uint32_t> timing_; // per probe, with -t
 };
 
 } // namespace sonde::codegen

@@ -28,6 +28,7 @@ Script and passes:
   -G NAME=VALUE      set a scalar global at start-up
   -u                 unoptimized: keep unused functions and variables
   -k                 keep the temporary build directory
+  -t                 print each probe's hits and handler time (ns) at exit
   -O LEVEL           optimise compiled handlers at level 0-3 (default 2)
   -v                 more verbose (repeatable)
   -w                 suppress warnings
@@ -324,6 +325,7 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
       {"W", [&] { cl.warningsAreErrors = true; }},
       {"u", [&] { cl.unoptimized = true; }},
       {"k", [&] { cl.keepTemps = true; }},
+      {"t", [&] { cl.probeTiming = true; }},
       {"b", [&] { cl.bulk = true; }},
       {"F", [&] { cl.flightRecorder = true; }},
       {"h", [&] { cl.showHelp = true; }},

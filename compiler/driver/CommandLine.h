@@ -23,6 +23,7 @@ struct CommandLine {
   bool warningsAreErrors = false; // -W
   bool unoptimized = false;       // -u
   bool keepTemps = false;         // -k
+  bool probeTiming = false;       // -t: per-probe hits and handler time
   unsigned optLevel = 2;          // -O0 .. -O3: optimisation of compiled handlers
   // --color[=WHEN]: Auto (the default) colours a terminal, as stap does.
   enum class Color { Auto, Always, Never } color = Color::Auto;

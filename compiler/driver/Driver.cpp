@@ -121,6 +121,7 @@ FrontendOptions frontendOptions(const CommandLine &cl, const std::string &barePr
 std::optional<std::string> codegenOptions(const CommandLine &cl, codegen::CodegenOptions &o) {
   o.optLevel = cl.optLevel;
   o.displayGlobals = !cl.noGlobalVarDisplay;
+  o.probeTiming = cl.probeTiming;
   o.limits.suppress_time_limits = cl.suppressTimeLimits ? 1 : 0;
   if (std::string hz = hostKernelConfig("CONFIG_HZ"); !hz.empty())
     if (long n = std::strtol(hz.c_str(), nullptr, 10); n > 0) {

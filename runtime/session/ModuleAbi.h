@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define SONDE_MODULE_ABI_VERSION 4u
+#define SONDE_MODULE_ABI_VERSION 5u
 #define SONDE_MODULE_SYMBOL "sonde_module"
 
 /* What kind of event runs a probe. */
@@ -39,7 +39,9 @@ typedef void (*sonde_handler_fn)(sonde_context *ctx);
 
 typedef struct sonde_probe_desc {
   uint32_t kind; /* enum sonde_probe_kind */
-  int32_t reserved;
+  /* -t: layout index + 1 of the scalar stats global the handler adds its run
+   * time (ns) to; 0 when compiled without -t. */
+  uint32_t timing_global;
   int64_t sequence;     /* begin(N)/end(N)/error(N): run in ascending order */
   int64_t period_ns;    /* timers */
   int64_t randomize_ns; /* timers: each period adds uniform [-r, +r] */
@@ -49,6 +51,8 @@ typedef struct sonde_probe_desc {
   /* process("PATH").begin/end/thread.begin/thread.end: the absolute path of the
    * executable they are limited to; NULL for any process of the session. */
   const char *process_path;
+  /* "FILE:LINE:COL" of the probe point, for the -t report. */
+  const char *location;
 } sonde_probe_desc;
 
 /* Which vector state a 5-byte site's entry saves around the handler. sonde

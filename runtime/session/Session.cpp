@@ -6,6 +6,7 @@
 #include "runtime/session/CorruptionWatch.h"
 #include "runtime/session/GlobalDisplay.h"
 #include "runtime/session/ModuleImports.h"
+#include "runtime/session/ProbeHitReport.h"
 #include "runtime/session/ProbeRunner.h"
 #include "runtime/session/ProbedFiles.h"
 #include "runtime/session/SessionFacts.h"
@@ -483,6 +484,9 @@ int runSession(const std::string &modulePath, const SessionOptions &options, std
   if (sonde_session_state(seg) == SONDE_SESSION_ERROR)
     for (uint32_t probe : probesOfKind(*module, SONDE_PROBE_ERROR))
       runProbe(rt, probe, actions);
+  // stap prints it last, also after errors; not from a segment written over.
+  if (!damage.found())
+    printProbeHitReport(rt);
   sonde_session_set_state(seg, SONDE_SESSION_STOPPED);
   requests.stop();
   rt.thread().output->flush(sink);

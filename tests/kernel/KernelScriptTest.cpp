@@ -169,4 +169,27 @@ TEST(KernelScript, WithoutPrivilegesOneLineSaysWhatIsNeeded) {
   EXPECT_NE(r.stderrText.find("kernel probes need root"), std::string::npos) << describe(r);
 }
 
+TEST(KernelScript, ProbeHitReportCountsEveryKernelHandlerRun) {
+  // -t: the kernel handler adds its time to a per-CPU map; the report's hits
+  // are exactly the handler's runs, which the script counts too (per CPU).
+  ProcessResult r =
+      runSonde({"-t", "-e",
+                "global n\nprobe kernel.trace(\"syscalls:sys_enter_close\") { n <<< 1 }\n"
+                "probe end { printf(\"n=%d\\n\", @count(n)) }",
+                "-c", workload("close 1000 -1 1")});
+  SKIP_UNLESS_PERMITTED(r);
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
+  std::smatch count, line;
+  ASSERT_TRUE(std::regex_search(r.stdoutText, count, std::regex("n=([0-9]+)\n"))) << r.stdoutText;
+  ASSERT_TRUE(std::regex_search(
+      r.stdoutText, line,
+      std::regex("\nkernel\\.trace\\(\"syscalls:sys_enter_close\"\\), \\(<input>:2:7\\), hits: "
+                 "([0-9]+), ns: ([0-9]+)min/([0-9]+)avg/([0-9]+)max, variance: [0-9]+, from: ")))
+      << r.stdoutText;
+  EXPECT_GE(std::stoll(count[1]), 1000);
+  EXPECT_EQ(line[1], count[1]);
+  EXPECT_LE(std::stoll(line[2]), std::stoll(line[3]));
+  EXPECT_LE(std::stoll(line[3]), std::stoll(line[4]));
+}
+
 } // namespace
