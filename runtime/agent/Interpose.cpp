@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <new>
 #include <pthread.h>
+#include <spawn.h>
 #include <unistd.h>
 #include <vector>
 
@@ -52,13 +53,41 @@ enum class ExecKind { Path, Search, Fd };
 // agent taken along when the program can have it; undone if the exec returns
 // (it failed). Its copy of the environment is on this frame (a vfork child
 // must not allocate), so it is never inlined.
+using PosixSpawn = int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                           const posix_spawnattr_t *, char *const[], char *const[]);
+
 // Resolved as the agent loads: a vfork child must not run dlsym (it may allocate).
 ExecVE realExecve, realExecvpe;
 FExecVE realFexecve;
+PosixSpawn realPosixSpawn, realPosixSpawnp;
 __attribute__((constructor)) void resolveExecCalls() {
   realExecve = next<ExecVE>("execve");
   realExecvpe = next<ExecVE>("execvpe");
   realFexecve = next<FExecVE>("fexecve");
+  realPosixSpawn = next<PosixSpawn>("posix_spawn");
+  realPosixSpawnp = next<PosixSpawn>("posix_spawnp");
+}
+
+// posix_spawn(p): the child execs; the caller goes on, so only the agent's
+// descriptors lose close-on-exec, for the time of the call.
+__attribute__((noinline)) int tracedSpawn(bool search, pid_t *pid, const char *file,
+                                          const posix_spawn_file_actions_t *actions,
+                                          const posix_spawnattr_t *attr, char *const argv[],
+                                          char *const envp[]) {
+  bool follow = followExec(file, search, -1);
+  char *const *env = envp;
+  if (follow) {
+    if (size_t bytes = followEnvironmentBytes(envp); bytes > 0) {
+      env = followEnvironment(envp, alloca(bytes));
+    } else {
+      undoFollowExec();
+      follow = false;
+    }
+  }
+  int rc = (search ? realPosixSpawnp : realPosixSpawn)(pid, file, actions, attr, argv, env);
+  if (follow)
+    undoFollowExec();
+  return rc;
 }
 
 __attribute__((noinline)) int tracedExec(ExecKind kind, const char *file, int fd,
@@ -201,6 +230,16 @@ int execle(const char *path, const char *arg, ...) noexcept {
   std::vector<char *> argv = collectArgs(arg, ap, &envp);
   va_end(ap);
   return doExecve(path, argv.data(), envp);
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
+  return tracedSpawn(false, pid, path, actions, attr, argv, envp);
+}
+
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+                 const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
+  return tracedSpawn(true, pid, file, actions, attr, argv, envp);
 }
 
 void *dlopen(const char *file, int mode) noexcept {

@@ -96,6 +96,12 @@ TEST(ExecFollow, ForkedChildThatExecs) {
   expectTraced(kExec + " fork-exec 1000 " + result, result, dir.path());
 }
 
+TEST(ExecFollow, PosixSpawnedChild) {
+  ScratchDir dir;
+  std::string result = dir.file("result");
+  expectTraced(kExec + " spawn 1000 " + result, result, dir.path());
+}
+
 // Programs without markers run as they would untraced: their output, and an
 // environment with nothing of sonde's in it (nor in what they run).
 TEST(ExecFollow, UntracedProgramsSeeNothingOfSonde) {
