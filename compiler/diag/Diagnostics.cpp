@@ -35,14 +35,12 @@ std::string caretLine(std::string_view line, uint32_t col) {
 
 std::string DiagnosticEngine::describe(const Token &tok) {
   std::string s;
+  // Every location names its file: stap elides a file name repeated from the
+  // line before, which leaves "at :1:5" for a reader to work out.
   const SourceFile *file = tok.loc.file;
-  std::string fileName;
-  if (file && file != lastFile_)
-    fileName = file->name;
-  if (file)
-    lastFile_ = file;
+  std::string fileName = file ? file->name : std::string();
   if (tok.kind == TokenKind::EndOfFile) {
-    s = (file ? file->name : std::string()) + " EOF";
+    s = fileName + " EOF";
     return s;
   }
   s += kindText(tok.kind);
@@ -50,8 +48,7 @@ std::string DiagnosticEngine::describe(const Token &tok) {
   if (tok.kind != TokenKind::Keyword && tok.kind != TokenKind::EmbeddedCode)
     s += " '" + tok.text + "'";
   if (tok.loc.valid())
-    s += " at " + fileName + ":" + std::to_string(tok.loc.line) + ":" +
-         std::to_string(tok.loc.col);
+    s += " at " + fileName + ":" + std::to_string(tok.loc.line) + ":" + std::to_string(tok.loc.col);
   return s;
 }
 
@@ -124,8 +121,8 @@ void DiagnosticEngine::renderInto(std::string &s, const Diagnostic &d) {
         std::string label = warn ? " source: " : "        source: ";
         auto line = d.tok->loc.file->line(d.tok->loc.line);
         s += label + std::string(line) + "\n";
-        s += std::string(label.size(), ' ') + paint("01;32", caretLine(line, d.tok->loc.col)) +
-             "\n";
+        s +=
+            std::string(label.size(), ' ') + paint("01;32", caretLine(line, d.tok->loc.col)) + "\n";
       }
     } else {
       s += "\n";

@@ -63,9 +63,7 @@ private:
   std::vector<std::string> seenSemantic_;
   size_t suppressedDuplicates_ = 0;
   size_t parseErrors_ = 0, semanticErrors_ = 0, warnings_ = 0;
-  const SourceFile *lastFile_ = nullptr;
-  bool suppressWarnings_ = false, warningsAreErrors_ = false, verbose_ = false,
-       color_ = false;
+  bool suppressWarnings_ = false, warningsAreErrors_ = false, verbose_ = false, color_ = false;
 };
 
 // stap's weighted Levenshtein score for "did you mean" hints: lower is closer.

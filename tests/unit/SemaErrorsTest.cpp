@@ -26,7 +26,7 @@ TEST(SemaErrors, LocalUsedAsArray) {
         source: probe begin { x = 1; println(x[1]) }
                                              ^
 
-semantic error: arity 0 first inferred here: identifier 'x' at :1:15
+semantic error: arity 0 first inferred here: identifier 'x' at input.probe:1:15
         source: probe begin { x = 1; println(x[1]) }
                               ^
 
@@ -41,7 +41,7 @@ probe begin { x[1,2] = 1; print(x[1]) }
         source: probe begin { x[1,2] = 1; print(x[1]) }
                                                 ^
 
-semantic error: arity 2 first inferred here: identifier 'x' at :2:15
+semantic error: arity 2 first inferred here: identifier 'x' at input.probe:2:15
         source: probe begin { x[1,2] = 1; print(x[1]) }
                               ^
 
@@ -228,10 +228,10 @@ probe begin { x . y = 1; print(x) }
       R"(WARNING: never-assigned local variable 'y' (similar: x): identifier 'y' at input.probe:2:19
  source: probe begin { x . y = 1; print(x) }
                            ^
-WARNING: never-assigned global variable 'x': identifier 'x' at :1:8
+WARNING: never-assigned global variable 'x': identifier 'x' at input.probe:1:8
  source: global x
                 ^
-semantic error: Expecting lvalue for assignment, try -> instead: operator '=' at :2:21
+semantic error: Expecting lvalue for assignment, try -> instead: operator '=' at input.probe:2:21
         source: probe begin { x . y = 1; print(x) }
                                     ^
 
@@ -378,11 +378,11 @@ TEST(SemaErrors, SeveralErrorsInOneRun) {
         source: probe begin { a[1] = 1; b[2] = 2; break }
                               ^
 
-semantic error: unresolved arity-1 global array b, missing global declaration?: identifier 'b' at :1:25
+semantic error: unresolved arity-1 global array b, missing global declaration?: identifier 'b' at input.probe:1:25
         source: probe begin { a[1] = 1; b[2] = 2; break }
                                         ^
 
-semantic error: cannot 'break' outside loop: keyword at :1:35
+semantic error: cannot 'break' outside loop: keyword at input.probe:1:35
         source: probe begin { a[1] = 1; b[2] = 2; break }
                                                   ^
 
@@ -432,7 +432,7 @@ TEST(SemaErrors, LvalueErrorsFollowWarnings) {
       R"(WARNING: never-assigned local variable 'field': identifier 'field' at input.probe:1:64
  source: probe process("/usr/bin/python3.11").mark("gc__start") { $arg1.field = 3 }
                                                                         ^
-semantic error: Expecting lvalue for assignment, try -> instead: operator '=' at :1:70
+semantic error: Expecting lvalue for assignment, try -> instead: operator '=' at input.probe:1:70
         source: probe process("/usr/bin/python3.11").mark("gc__start") { $arg1.field = 3 }
                                                                                      ^
 

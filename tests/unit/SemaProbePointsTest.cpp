@@ -307,7 +307,7 @@ TEST(SemaProbePointErrors, HzTakesNoRandomize) {
         source: probe timer.hz(10).randomize(1) { print(1) }
                       ^
 
-semantic error: invalid suffix for probe: identifier 'randomize' at :1:20
+semantic error: invalid suffix for probe: identifier 'randomize' at input.probe:1:20
         source: probe timer.hz(10).randomize(1) { print(1) }
                                    ^
 
@@ -321,7 +321,7 @@ TEST(SemaProbePointErrors, InvalidSuffix) {
         source: probe begin.x { print(1) }
                       ^
 
-semantic error: invalid suffix for probe: identifier 'x' at :1:13
+semantic error: invalid suffix for probe: identifier 'x' at input.probe:1:13
         source: probe begin.x { print(1) }
                             ^
 
@@ -335,7 +335,7 @@ TEST(SemaProbePointErrors, WrongArgumentKind) {
         source: probe begin("x") { print(1) }
                       ^
 
-semantic error: probe point mismatch (similar: begin, end, never, perf, error): identifier 'begin' at :1:7
+semantic error: probe point mismatch (similar: begin, end, never, perf, error): identifier 'begin' at input.probe:1:7
         source: probe begin("x") { print(1) }
                       ^
 
@@ -349,7 +349,7 @@ TEST(SemaProbePointErrors, Truncated) {
         source: probe timer { print(1) }
                       ^
 
-semantic error: probe point truncated (follow:  hz(number) jiffies(number) ms(number) msec(number) ns(number) nsec(number) profile s(number) sec(number) us(number) usec(number)): identifier 'timer' at :1:7
+semantic error: probe point truncated (follow:  hz(number) jiffies(number) ms(number) msec(number) ns(number) nsec(number) profile s(number) sec(number) us(number) usec(number)): identifier 'timer' at input.probe:1:7
         source: probe timer { print(1) }
                       ^
 
@@ -363,7 +363,7 @@ TEST(SemaProbePointErrors, MismatchSuggests) {
         source: probe tmer.s(1) { print(1) }
                       ^
 
-semantic error: probe point mismatch (similar: timer, never, perf, end, error): identifier 'tmer' at :1:7
+semantic error: probe point mismatch (similar: timer, never, perf, end, error): identifier 'tmer' at input.probe:1:7
         source: probe tmer.s(1) { print(1) }
                       ^
 
@@ -377,7 +377,7 @@ TEST(SemaProbePointErrors, NoWildcardMatches) {
         source: probe timer.zz*(1) { print(1) }
                       ^
 
-semantic error: probe point mismatch: didn't find any wildcard matches (similar: hz, s, ms, ns, us): identifier 'zz*' at :1:13
+semantic error: probe point mismatch: didn't find any wildcard matches (similar: hz, s, ms, ns, us): identifier 'zz*' at input.probe:1:13
         source: probe timer.zz*(1) { print(1) }
                             ^
 
@@ -391,7 +391,7 @@ TEST(SemaProbePointErrors, DwarfNotSupported) {
         source: probe kernel.function("vfs_read").return { print(1) }
                       ^
 
-semantic error: probe point not supported: keyword at :1:14
+semantic error: probe point not supported: keyword at input.probe:1:14
         source: probe kernel.function("vfs_read").return { print(1) }
                              ^
 
@@ -405,7 +405,7 @@ TEST(SemaProbePointErrors, ProcessFunctionNotSupported) {
         source: probe process("/bin/ls").function("main") { print(1) }
                       ^
 
-semantic error: probe point not supported: keyword at :1:26
+semantic error: probe point not supported: keyword at input.probe:1:26
         source: probe process("/bin/ls").function("main") { print(1) }
                                          ^
 
@@ -419,7 +419,7 @@ TEST(SemaProbePointErrors, ProcfsNotSupported) {
         source: probe procfs("x").read { print(1) }
                       ^
 
-semantic error: probe point not supported: identifier 'procfs' at :1:7
+semantic error: probe point not supported: identifier 'procfs' at input.probe:1:7
         source: probe procfs("x").read { print(1) }
                       ^
 
@@ -436,7 +436,7 @@ probe a { print(3) }
 
 semantic error: interval value out of range (1, 86400000)
 
-semantic error: while resolving probe point: identifier 'a' at :2:7
+semantic error: while resolving probe point: identifier 'a' at input.probe:2:7
         source: probe a { print(3) }
                       ^
 
@@ -456,13 +456,13 @@ probe a { print(3) }
 
 semantic error: recursive loop in alias expansion of b at input.probe:1:11
 
-semantic error: while resolving probe point: identifier 'a' at :2:11
+semantic error: while resolving probe point: identifier 'a' at input.probe:2:11
         source: probe b = a { print(2) }
                           ^
 
 semantic error: no match
 
-semantic error: while resolving probe point: identifier 'a' at :3:7
+semantic error: while resolving probe point: identifier 'a' at input.probe:3:7
         source: probe a { print(3) }
                       ^
 
@@ -481,7 +481,7 @@ probe a.return { }
         source: probe a.return { }
                       ^
 
-semantic error: invalid suffix for probe: keyword at :2:9
+semantic error: invalid suffix for probe: keyword at input.probe:2:9
         source: probe a.return { }
                         ^
 
@@ -517,11 +517,11 @@ probe a.b { }
         source: probe a.* = begin { }
                       ^
 
-semantic error: while resolving probe point: identifier 'a' at :2:7
+semantic error: while resolving probe point: identifier 'a' at input.probe:2:7
         source: probe a.b { }
                       ^
 
-semantic error: probe point mismatch (similar: java, end, perf, begin, error): identifier 'a' at :2:7
+semantic error: probe point mismatch (similar: java, end, perf, begin, error): identifier 'a' at input.probe:2:7
         source: probe a.b { }
                       ^
 

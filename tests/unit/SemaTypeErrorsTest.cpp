@@ -19,7 +19,7 @@ probe timer.s(1) {
         source: probe begin { last = user_string(0) }
                               ^
 
-semantic error: type was first inferred here (long): identifier 'last' at :4:3
+semantic error: type was first inferred here (long): identifier 'last' at input.probe:4:3
         source:   last++
                   ^
 
@@ -32,7 +32,7 @@ TEST(SemaTypeErrors, StatLocal) {
             R"(WARNING: never-assigned local variable 'x': identifier 'x' at input.probe:1:30
  source: probe begin { println(@count(x)) }
                                       ^
-semantic error: stat locals not supported, missing global declaration? : identifier 'x' at :1:30
+semantic error: stat locals not supported, missing global declaration? : identifier 'x' at input.probe:1:30
         source: probe begin { println(@count(x)) }
                                              ^
 
@@ -48,7 +48,7 @@ probe begin { a[1] = "x"; a["k"] = "y"; print(a[1]) }
         source: probe begin { a[1] = "x"; a["k"] = "y"; print(a[1]) }
                                             ^
 
-semantic error: type of index 0 was first inferred here (long): number '1' at :2:17
+semantic error: type of index 0 was first inferred here (long): number '1' at input.probe:2:17
         source: probe begin { a[1] = "x"; a["k"] = "y"; print(a[1]) }
                                 ^
 
@@ -63,7 +63,7 @@ probe begin { print(f("a")) }
         source: function f(x) { return x+1 }
                                        ^
 
-semantic error: type of index 0 was first inferred here (string): string 'a' at :2:23
+semantic error: type of index 0 was first inferred here (string): string 'a' at input.probe:2:23
         source: probe begin { print(f("a")) }
                                       ^
 
@@ -101,7 +101,7 @@ TEST(SemaTypeErrors, LeftAndRightSides) {
         source: probe begin { x = 1; y = "a"; print(x == y) }
                                                          ^
 
-semantic error: type was first inferred here (string): identifier 'y' at :1:22
+semantic error: type was first inferred here (string): identifier 'y' at input.probe:1:22
         source: probe begin { x = 1; y = "a"; print(x == y) }
                                      ^
 
@@ -116,7 +116,7 @@ probe begin { s <<< 1; print(s + 1) }
         source: probe begin { s <<< 1; print(s + 1) }
                                              ^
 
-semantic error: type was first inferred here (stats): identifier 's' at :2:15
+semantic error: type was first inferred here (stats): identifier 's' at input.probe:2:15
         source: probe begin { s <<< 1; print(s + 1) }
                               ^
 
@@ -132,7 +132,7 @@ probe begin { s <<< 1; y = s; print(y) }
         source: probe begin { s <<< 1; y = s; print(y) }
                                            ^
 
-semantic error: unresolved type : identifier 'y' at :2:37
+semantic error: unresolved type : identifier 'y' at input.probe:2:37
         source: probe begin { s <<< 1; y = s; print(y) }
                                                     ^
 
@@ -170,7 +170,7 @@ TEST(SemaTypeErrors, PrintfConversionTypes) {
         source: probe begin { printf("%s|%*d\n", 1, "w", 2) }
                                                  ^
 
-semantic error: type mismatch: expected long but found string: string 'w' at :1:37
+semantic error: type mismatch: expected long but found string: string 'w' at input.probe:1:37
         source: probe begin { printf("%s|%*d\n", 1, "w", 2) }
                                                     ^
 

@@ -42,7 +42,7 @@ probe begin { used = 1; println(used) }
             R"(WARNING: Eliding unused function 'helper': identifier 'helper' at input.probe:2:10
  source: function helper() { return 1 }
                   ^
-WARNING: Eliding unused variable 'spare': identifier 'spare' at :1:14
+WARNING: Eliding unused variable 'spare': identifier 'spare' at input.probe:1:14
  source: global used, spare
                       ^
 )");
@@ -58,7 +58,7 @@ probe begin { next; println(f()) }
             R"(WARNING: statement will never be reached: identifier 'println' at input.probe:3:3
  source:   println("late")
            ^
-WARNING: statement will never be reached: identifier 'println' at :5:21
+WARNING: statement will never be reached: identifier 'println' at input.probe:5:21
  source: probe begin { next; println(f()) }
                              ^
 )");
@@ -72,7 +72,7 @@ TEST(SemaWarnings, NeverReachedInLoops) {
       R"(WARNING: statement will never be reached: identifier 'println' at input.probe:1:34
  source: probe begin { while (1) { break; println(1) } for (i = 0; i < 3; i++) { continue; println(i) } }
                                           ^
-WARNING: statement will never be reached: identifier 'println' at :1:83
+WARNING: statement will never be reached: identifier 'println' at input.probe:1:83
  source: probe begin { while (1) { break; println(1) } for (i = 0; i < 3; i++) { continue; println(i) } }
                                                                                            ^
 )");
