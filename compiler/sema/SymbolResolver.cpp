@@ -56,10 +56,13 @@ public:
     resolveCall(c);
   }
 
+  // `x += 1` and `x++` read x only when their value is used: as a statement
+  // they are pure writes, and stap displays such a global at exit.
   void visit(ast::AssignExpr &n) override {
     if (!locals_)
       modifies = true;
-    bool alsoRead = n.op != ast::AssignOp::Assign && n.op != ast::AssignOp::Accumulate;
+    bool alsoRead =
+        n.op != ast::AssignOp::Assign && n.op != ast::AssignOp::Accumulate && &n != discarded_;
     resolveLvalue(*n.lhs, alsoRead, n.tok, /*assignment=*/true);
     walk(n.rhs);
   }
@@ -67,8 +70,10 @@ public:
   void visit(ast::IncDecExpr &n) override {
     if (!locals_)
       modifies = true;
-    resolveLvalue(*n.operand, true, n.tok, /*assignment=*/false);
+    resolveLvalue(*n.operand, &n != discarded_, n.tok, /*assignment=*/false);
   }
+
+  void visit(ast::ExprStmt &n) override { walkDiscarded(n.expr); }
 
   void visit(ast::TargetSymbol &t) override {
     walkComponents(t.components);
@@ -100,8 +105,13 @@ public:
   // `@defined($arg9) ? $arg9 : 0` is fine at a marker with fewer arguments.
   void visit(ast::TernaryExpr &n) override {
     std::optional<bool> known = staticCondition(*n.cond);
+    bool discarded = &n == discarded_;
     walk(n.cond);
+    if (discarded)
+      discarded_ = n.thenExpr.get();
     walkBranch(n.thenExpr, known && !*known);
+    if (discarded)
+      discarded_ = n.elseExpr.get();
     walkBranch(n.elseExpr, known && *known);
   }
 
@@ -123,9 +133,9 @@ public:
   }
 
   void visit(ast::ForStmt &n) override {
-    walk(n.init);
+    walkDiscarded(n.init);
     walk(n.cond);
-    walk(n.incr);
+    walkDiscarded(n.incr);
     inLoop([&] { walk(n.body); });
   }
 
@@ -178,7 +188,7 @@ public:
     } else if (auto *a = dynamic_cast<ast::ArrayIndex *>(t)) {
       if (a->hist)
         r_.diags_.error("cannot delete histogram bucket entries", a->tok);
-      resolveIndex(*a, /*wildcardOk=*/true, false, true);
+      resolveIndex(*a, /*wildcardOk=*/true, true, true);
     } else {
       r_.diags_.error("Expecting symbol or array index expression", t->tok);
       walk(n.target);
@@ -186,6 +196,14 @@ public:
   }
 
 private:
+  // Walks an expression whose value nothing uses (a statement, a for loop's
+  // init and step).
+  void walkDiscarded(const ast::ExprPtr &e) {
+    discarded_ = e.get();
+    walk(e);
+    discarded_ = nullptr;
+  }
+
   template <class F> void inLoop(F body) {
     ++loopDepth_;
     body();
@@ -305,7 +323,8 @@ private:
     walk(a.hist);
   }
 
-  // `delete x` takes a name of any arity.
+  // `delete x` takes a name of any arity. It reads x as well as writes it, as
+  // in stap, so a global the script deletes is not displayed at exit.
   void resolveDeleted(ast::Symbol &s) {
     if (ast::LocalVar *l = locals_ ? findLocal(s.name) : nullptr) {
       s.local = l;
@@ -314,7 +333,7 @@ private:
     }
     if (ast::GlobalDecl *g = r_.table_.findGlobal(s.name, fileOf(s))) {
       s.global = g;
-      noteUse(*g, false, true);
+      noteUse(*g, true, true);
       return;
     }
     r_.diags_.error("unresolved array in delete statement", s.tok);
@@ -460,7 +479,8 @@ private:
   std::unordered_map<std::string, ast::LocalVar *> byName_;
   int loopDepth_ = 0;
   int definedDepth_ = 0;
-  int deadDepth_ = 0; // inside a branch a @defined condition rules out
+  int deadDepth_ = 0;                    // inside a branch a @defined condition rules out
+  const ast::Expr *discarded_ = nullptr; // the expression whose value is unused
 };
 
 SymbolResolver::SymbolResolver(SymbolTable &table, SemaDiagnostics &diags, const SemaOptions &opts)
