@@ -32,6 +32,7 @@ public:
   bool modifies = false; // a condition that writes something is an error
   void setResolved(const ast::DerivedProbe &probe) {
     resolved_ = {probe.markerSite.get(), probe.tracepoint.get()};
+    aliasChain_ = &probe.aliasChain;
   }
 
   void visit(ast::Symbol &s) override { resolveScalar(s, true, false); }
@@ -272,6 +273,7 @@ private:
       if (setArity(*g, 0, s.tok))
         s.global = g;
       noteUse(*g, read, write);
+      warnIfShadowsAliasLocal(*g, s.tok);
       return;
     }
     // @defined(x) asks whether x exists; it does not create it.
@@ -284,6 +286,27 @@ private:
     s.local = l.get();
     byName_.emplace(l->name, l.get());
     locals_->push_back(std::move(l));
+  }
+
+  // A tapset alias's local that the user declared global becomes that global
+  // (as in stap: `global count probe syscall.read { count++ }` counts read's
+  // byte counts); say so, once per global and alias.
+  void warnIfShadowsAliasLocal(const ast::GlobalDecl &g, const Token &use) {
+    const SourceFile *file = use.loc.file;
+    if (!aliasChain_ || !file || !file->isLibrary || (g.file && g.file->isLibrary))
+      return;
+    // The alias whose body holds `use`: the last one in its file declared before it.
+    const ast::AliasDecl *alias = nullptr;
+    for (const ast::AliasDecl *a : *aliasChain_)
+      if (a->file == file && a->tok.loc.line <= use.loc.line &&
+          (!alias || a->tok.loc.line > alias->tok.loc.line))
+        alias = a;
+    if (!alias || alias->names.empty() || !r_.shadowsReported_.emplace(&g, alias).second)
+      return;
+    r_.diags_.warning("global '" + g.name + "' shadows local '" + use.text + "' of probe alias " +
+                          alias->names.front()->str() + " (" + file->name + ":" +
+                          std::to_string(use.loc.line) + ":" + std::to_string(use.loc.col) + ")",
+                      g.tok);
   }
 
   // An array name: only a global can be one.
@@ -476,6 +499,7 @@ private:
   const probes::ProbeFamily *family_;
   const ast::ProbePoint *point_;
   probes::ResolvedPoint resolved_;
+  const std::vector<const ast::AliasDecl *> *aliasChain_ = nullptr;
   std::unordered_map<std::string, ast::LocalVar *> byName_;
   int loopDepth_ = 0;
   int definedDepth_ = 0;

@@ -10,7 +10,9 @@
 #include "sema/SemaDiagnostics.h"
 #include "sema/SymbolTable.h"
 
+#include <set>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace sonde::sema {
@@ -42,6 +44,8 @@ private:
   std::unordered_set<const ast::FunctionDecl *> resolved_, queued_;
   std::vector<ast::FunctionDecl *> newlyCalled_;
   std::vector<Diagnostic> late_;
+  // (global, alias) pairs already warned about a shadowed alias local.
+  std::set<std::pair<const ast::GlobalDecl *, const ast::AliasDecl *>> shadowsReported_;
 };
 
 } // namespace sonde::sema
