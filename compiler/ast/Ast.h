@@ -264,6 +264,7 @@ struct TargetSymbol : Expr {
   int prettyDepth = 0;       // 0 = none, 1 = trailing $, 2 = trailing $$
   bool resolved = false;     // pass 2 found it in the probe's context
   bool inDeadBranch = false; // unresolved, in a branch a @defined condition rules out
+  bool skippedBadvar = false; // unresolved, read as 0 under --skip-badvars
   void accept(Visitor &v) override;
 };
 

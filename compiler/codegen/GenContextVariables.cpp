@@ -126,8 +126,9 @@ llvm::Value *IrGenerator::markerArgument(const ArgSpec &arg, const Token &tok) {
 void IrGenerator::visit(ast::TargetSymbol &e) {
   const probes::marker::CatalogSite *site =
       probe_ && probe_->probe ? probe_->probe->markerSite.get() : nullptr;
-  if (!e.resolved && e.inDeadBranch) {
-    // Never runs: a @defined condition rules the branch out (pass 2 decided).
+  if (!e.resolved && (e.inDeadBranch || e.skippedBadvar)) {
+    // Never runs (a @defined condition rules the branch out), or --skip-badvars
+    // reads the variable as 0; pass 2 decided.
     result_ = {b_.constLong(0), ast::Type::Long};
     return;
   }

@@ -381,6 +381,8 @@ private:
       walkComponents(t->components);
       if (resolveTarget(*t))
         r_.diags_.error(probes::contextVariableWriteError(family_, *t), t->tok);
+      else if (t->skippedBadvar) // the literal 0 it became cannot be assigned
+        r_.late_.push_back(SemaDiagnostics::note("Expecting lvalue for assignment", opTok));
       return;
     }
     // `$p.f = 1` parses as a concatenation; the user meant `->`.
@@ -454,9 +456,10 @@ private:
       return false;
     if (!cv.error.empty() && !r_.opts_.skipBadvars)
       r_.diags_.error(cv.error, t.tok);
-    else if (r_.opts_.skipBadvars)
+    else if (r_.opts_.skipBadvars) {
       r_.diags_.warning("Bad $context variable being substituted with literal 0", t.tok);
-    else
+      t.skippedBadvar = true;
+    } else
       r_.diags_.error("unresolved target-symbol expression", t.tok);
     return false;
   }
