@@ -52,6 +52,7 @@ struct Contract {
   int moduleFd = -1;  // -c: the module, loaded through /proc/self/fd
   std::string netlinkConfig;
   int64_t consumerPid = 0;
+  int64_t targetPid = 0; // -c: the command's pid, target() in every process of it
 };
 
 // Never destroyed: stubs, traps and late threads may reach it until the end.
@@ -121,6 +122,8 @@ bool readContract(Contract *c, std::string *error) {
   c->module = getenv("SONDE_AGENT_MODULE");
   if (const char *pid = getenv("SONDE_AGENT_CONSUMER_PID"))
     c->consumerPid = std::strtoll(pid, nullptr, 10);
+  if (const char *pid = getenv("SONDE_AGENT_TARGET_PID"))
+    c->targetPid = std::strtoll(pid, nullptr, 10);
   if (getenv("SONDE_AGENT_RELAY_FD") && !readFd("SONDE_AGENT_RELAY_FD", &c->relayFd, error))
     return false;
   if (getenv("SONDE_AGENT_MODULE_FD")) {
@@ -149,11 +152,11 @@ bool sameFile(const std::string &a, const char *b) {
 // The program never sees the contract: it and our LD_PRELOAD entry go before
 // main can copy the environment (execs get them back from ExecFollow).
 void forgetContract() {
-  for (const char *name :
-       {"SONDE_AGENT_MODULE", "SONDE_AGENT_SEGMENT_FD", "SONDE_AGENT_CONTROL_FD",
-        "SONDE_AGENT_STATUS_FD", "SONDE_AGENT_OUTPUT_FD", "SONDE_AGENT_ERROR_FD",
-        "SONDE_AGENT_CONSUMER_PID", "SONDE_AGENT_RELAY_FD", "SONDE_AGENT_NETLINK_FD",
-        "SONDE_AGENT_NETLINK_CONFIG", "SONDE_AGENT_PROBED", "SONDE_AGENT_MODULE_FD"})
+  for (const char *name : {"SONDE_AGENT_MODULE", "SONDE_AGENT_SEGMENT_FD", "SONDE_AGENT_CONTROL_FD",
+                           "SONDE_AGENT_STATUS_FD", "SONDE_AGENT_OUTPUT_FD", "SONDE_AGENT_ERROR_FD",
+                           "SONDE_AGENT_CONSUMER_PID", "SONDE_AGENT_RELAY_FD",
+                           "SONDE_AGENT_NETLINK_FD", "SONDE_AGENT_NETLINK_CONFIG",
+                           "SONDE_AGENT_PROBED", "SONDE_AGENT_MODULE_FD", "SONDE_AGENT_TARGET_PID"})
     unsetenv(name);
   const char *preload = getenv("LD_PRELOAD");
   Dl_info self{};
@@ -309,7 +312,7 @@ std::string start(const Contract &c) {
   a->rt.segment = &*a->segment;
   a->rt.output = a->sink.get();
   a->rt.errorFd = c.errorFd;
-  a->rt.target = getpid();
+  a->rt.target = c.targetPid > 0 ? c.targetPid : getpid();
   a->rt.consumerPid = c.consumerPid;
   a->controlFd = c.controlFd;
   a->pid = getpid();

@@ -26,7 +26,8 @@ constexpr const char *kContractNames[] = {
     "SONDE_AGENT_MODULE",       "SONDE_AGENT_SEGMENT_FD",     "SONDE_AGENT_RELAY_FD",
     "SONDE_AGENT_NETLINK_FD",   "SONDE_AGENT_NETLINK_CONFIG", "SONDE_AGENT_CONTROL_FD",
     "SONDE_AGENT_STATUS_FD",    "SONDE_AGENT_OUTPUT_FD",      "SONDE_AGENT_ERROR_FD",
-    "SONDE_AGENT_CONSUMER_PID", "SONDE_AGENT_PROBED",         "SONDE_AGENT_MODULE_FD"};
+    "SONDE_AGENT_CONSUMER_PID", "SONDE_AGENT_PROBED",         "SONDE_AGENT_MODULE_FD",
+    "SONDE_AGENT_TARGET_PID"};
 constexpr char kContractPrefix[] = "SONDE_AGENT_";
 constexpr char kPreload[] = "LD_PRELOAD=";
 // Larger environments are not followed: the copy lives on the exec caller's stack.

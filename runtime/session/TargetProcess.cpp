@@ -48,6 +48,7 @@ void setAgentEnvironment(const TargetSpec &spec, int statusFd, int controlFd, in
   env("SONDE_AGENT_OUTPUT_FD", dup(spec.contract.outputFd));
   env("SONDE_AGENT_ERROR_FD", dup(spec.contract.errorFd));
   env("SONDE_AGENT_CONSUMER_PID", spec.contract.consumerPid);
+  env("SONDE_AGENT_TARGET_PID", getpid()); // target() in the programs it execs too
   setenv("SONDE_AGENT_MODULE", spec.contract.module.c_str(), 1);
   // Loaded through the descriptor: a program run as another user (runuser)
   // cannot open sonde's 0700 build directory.

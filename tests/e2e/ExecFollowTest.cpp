@@ -96,6 +96,19 @@ TEST(ExecFollow, ForkedChildThatExecs) {
   expectTraced(kExec + " fork-exec 1000 " + result, result, dir.path());
 }
 
+// target() is the command's pid in every process of it, as with stap.
+TEST(ExecFollow, TargetIsTheCommandInAnExecedChild) {
+  ScratchDir dir;
+  std::string result = dir.file("result");
+  std::string script = "global same, other\n" +
+                       markProbe(kExec, "value", "if (pid() == target()) same++ else other++") +
+                       "probe end { printf(\"same=%d other=%d\\n\", same, other) }\n";
+  std::string command = kExec + " fork-exec 10 " + result;
+  auto run = runSonde(script, command, dir.path());
+  ASSERT_TRUE(run.exited && run.exitCode == 0) << describeRun(script, command, run);
+  EXPECT_EQ(run.stdoutText, "same=0 other=10\n") << describeRun(script, command, run);
+}
+
 TEST(ExecFollow, PosixSpawnedChild) {
   ScratchDir dir;
   std::string result = dir.file("result");
