@@ -96,6 +96,19 @@ TEST(ExecFollow, ForkedChildThatExecs) {
   expectTraced(kExec + " fork-exec 1000 " + result, result, dir.path());
 }
 
+// A program without probed files waits dormant, and attaches when it loads a
+// probed library (each cycle of e2e_dlcycle fires 100 + 1 markers).
+TEST(ExecFollow, DormantProgramAttachesWhenItLoadsAProbedLibrary) {
+  ScratchDir dir;
+  std::string script = "global n\n" + markProbe(E2E_DLCYCLE_LIB, "hit", "n++") +
+                       "probe end { printf(\"n=%d\\n\", n) }\n";
+  std::string command = std::string(E2E_DLCYCLE) + " " + E2E_DLCYCLE_LIB + " 40";
+  auto run = runSonde(script, command, dir.path());
+  ASSERT_TRUE(run.exited && run.exitCode == 0) << describeRun(script, command, run);
+  EXPECT_EQ(run.stdoutText, "ready\ncycles 40: ok\nn=" + std::to_string(40 * 101) + "\n")
+      << describeRun(script, command, run);
+}
+
 // target() is the command's pid in every process of it, as with stap.
 TEST(ExecFollow, TargetIsTheCommandInAnExecedChild) {
   ScratchDir dir;
