@@ -12,6 +12,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 namespace sonde {
 namespace {
@@ -29,6 +30,8 @@ using probes::tracepoint::TracepointMatch;
 struct Listing {
   std::set<std::string> lines; // sorted and each once, as stap prints them
   std::string error;
+  // -L: the alias points matched (`syscall.openat`), given their variables at the end.
+  std::set<std::pair<std::string, std::string>> aliasPoints; // (point, suffix)
 };
 
 std::string hex(uint64_t value) {
@@ -71,7 +74,8 @@ std::string markerVariables(const CatalogSite &s) {
 
 // process("EXE")[.library("LIB")][.provider("P")].mark("NAME"): one line per distinct
 // marker with -l (the provider only when written or when two providers of one object
-// share the name), one per site with -L (always with the provider).
+// share the name), one per site with -L (always with the provider). A process
+// glob lists each ELF file it matches, as pass 2 resolves it.
 void listMarkers(const ast::ProbePoint &p, const ListingRequest &request, Listing &listing) {
   MarkerQuery q;
   bool providerWritten = false;
@@ -93,33 +97,61 @@ void listMarkers(const ast::ProbePoint &p, const ListingRequest &request, Listin
       q.provider = value;
       providerWritten = true;
     } else if (c.name == "mark")
-      q.name = value;
+      q.name = MarkerCatalog::scriptMarkerName(value);
   }
   q.targetCommand = MarkerCatalog::commandProgram(request.targetCommand);
-  probes::marker::MarkerQueryResult found = MarkerCatalog().find(q);
-  if (!found.error.empty()) {
-    listing.error = found.error;
-    return;
+  std::vector<std::string> programs{q.process};
+  const bool glob = MarkerCatalog::isProcessGlob(q.process);
+  if (glob) {
+    std::optional<std::vector<std::string>> files =
+        MarkerCatalog::expandProcessGlob(q.process, listing.error);
+    if (!files)
+      return;
+    programs = std::move(*files);
   }
-  std::string ignored;
-  std::string executable =
-      MarkerCatalog::resolveExecutable(q.process.empty() ? q.targetCommand : q.process, ignored)
-          .value_or("");
+  for (const std::string &program : programs) {
+    q.process = program;
+    probes::marker::MarkerQueryResult found = MarkerCatalog().find(q);
+    if (!found.error.empty()) {
+      if (glob) // a file the glob caught that cannot be read lists nothing
+        continue;
+      listing.error = found.error;
+      return;
+    }
+    const std::string &executable = found.program;
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> providersOf;
+    for (const CatalogSite &s : found.sites)
+      providersOf[{s.binary, s.site.name}].insert(s.site.provider);
+    for (const CatalogSite &s : found.sites) {
+      std::string line = "process(" + ast::quoteString(executable) + ")";
+      if (s.binary != executable)
+        line += ".library(" + ast::quoteString(s.binary) + ")";
+      if (request.withVariables || providerWritten ||
+          providersOf[{s.binary, s.site.name}].size() > 1)
+        line += ".provider(" + ast::quoteString(s.site.provider) + ")";
+      line += ".mark(" + ast::quoteString(s.site.name) + ")" + suffixOf(p);
+      if (request.withVariables)
+        line += markerVariables(s);
+      listing.lines.insert(line);
+    }
+  }
+}
 
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> providersOf;
-  for (const CatalogSite &s : found.sites)
-    providersOf[{s.binary, s.site.name}].insert(s.site.provider);
-  for (const CatalogSite &s : found.sites) {
-    std::string line = "process(" + ast::quoteString(executable) + ")";
-    if (s.binary != executable)
-      line += ".library(" + ast::quoteString(s.binary) + ")";
-    if (request.withVariables || providerWritten || providersOf[{s.binary, s.site.name}].size() > 1)
-      line += ".provider(" + ast::quoteString(s.site.provider) + ")";
-    line += ".mark(" + ast::quoteString(s.site.name) + ")" + suffixOf(p);
-    if (request.withVariables)
-      line += markerVariables(s);
-    listing.lines.insert(line);
-  }
+// ` $name:type ...`: the fields `$name` reads in a tracepoint's handler, with
+// their C types, then the C arguments (stap's form, `$prev->pid`) the fields do
+// not name.
+std::string tracepointVariables(const probes::tracepoint::TracepointFormat &format) {
+  std::string text;
+  for (const probes::tracepoint::TracepointField &f : format.fields)
+    if (!f.common)
+      text += " $" + f.name + ":" + f.type;
+  std::string ignored;
+  if (const auto *btf = probes::tracepoint::KernelBtf::running(&ignored))
+    if (auto args = btf->arguments(format.name))
+      for (const probes::tracepoint::TracepointArgument &a : *args)
+        if (!probes::tracepoint::findTracepointField(format, a.name))
+          text += " $" + a.name + ":" + a.type;
+  return text;
 }
 
 // kernel.trace("PATTERN"): one line per tracepoint of the running kernel the
@@ -152,16 +184,7 @@ void listTracepoints(const ast::ProbePoint &p, const ListingRequest &request, Li
         listing.error = error;
         return;
       }
-      for (const probes::tracepoint::TracepointField &f : format->fields)
-        if (!f.common)
-          line += " $" + f.name + ":" + f.type;
-      // Then the C arguments (stap's form, `$prev->pid`) the fields do not name.
-      std::string ignored;
-      if (const auto *btf = probes::tracepoint::KernelBtf::running(&ignored))
-        if (auto args = btf->arguments(format->name))
-          for (const probes::tracepoint::TracepointArgument &a : *args)
-            if (!probes::tracepoint::findTracepointField(*format, a.name))
-              line += " $" + a.name + ":" + a.type;
+      line += tracepointVariables(*format);
     }
     listing.lines.insert(line);
   }
@@ -185,16 +208,70 @@ bool componentMatches(const ast::ProbePointComponent &c, std::string_view name, 
 }
 
 // The aliases a point names (`timer.profile` from the stdlib), by their first name.
-void listAliases(const ast::ProbePoint &p, const ast::Script &script, Listing &listing) {
+void listAliases(const ast::ProbePoint &p, const ListingRequest &request, const ast::Script &script,
+                 Listing &listing) {
   for (const auto &alias : script.aliases)
     for (const auto &name : alias->names) {
       bool match = name->components.size() == p.components.size();
       for (size_t i = 0; match && i < p.components.size(); ++i)
         match = componentMatches(p.components[i], name->components[i].name,
                                  probes::argKindOf(name->components[i]));
-      if (match)
+      if (!match)
+        continue;
+      if (request.withVariables)
+        listing.aliasPoints.insert({name->str(), suffixOf(p)});
+      else
         listing.lines.insert(name->str() + suffixOf(p));
     }
+}
+
+// -L on aliases: each point with its locals as stap prints them (`name:string`,
+// in the order the alias body declares them), then the `$` variables of what it
+// expands to. The points are elaborated together, each optional, in a frontend
+// of their own: one whose expansion fails here (a tracepoint this kernel lacks)
+// is listed without variables.
+void listAliasVariables(const std::set<std::pair<std::string, std::string>> &points,
+                        FrontendOptions options, std::set<std::string> &lines) {
+  std::vector<std::pair<std::string, std::string>> order(points.begin(), points.end());
+  std::string script = "probe ";
+  for (size_t i = 0; i < order.size(); ++i)
+    script += (i ? ", " : "") + order[i].first + "?";
+  script += " {}";
+  options.sema.unoptimized = true; // keep every local the alias sets
+  std::ostringstream ignored;
+  Frontend fe(ignored, std::move(options));
+  std::map<const ast::ProbePoint *, size_t> indexOf;
+  std::vector<std::vector<std::string>> variables(order.size());
+  // The user's probe is the first; the tapsets' own probes come after it.
+  if (fe.parseUserScript("<input>", script) && fe.parseLibraries() && fe.elaborate()) {
+    const auto &written = fe.script().probes.front()->points;
+    for (size_t i = 0; i < written.size() && i < order.size(); ++i)
+      indexOf[written[i].get()] = i;
+    for (const auto &d : fe.script().derived) {
+      auto at = indexOf.find(d->originPoint);
+      if (at == indexOf.end())
+        continue;
+      std::vector<std::string> &vars = variables[at->second];
+      auto add = [&](std::string v) {
+        if (std::find(vars.begin(), vars.end(), v) == vars.end())
+          vars.push_back(std::move(v));
+      };
+      for (const auto &local : d->locals)
+        if (!local->isParam)
+          add(" " + local->name + ":" + ast::typeName(local->type));
+      if (d->tracepoint)
+        add(tracepointVariables(d->tracepoint->format));
+      if (d->markerSite && d->markerSite->site.argError.empty())
+        for (size_t n = 1; n <= d->markerSite->site.args.size(); ++n)
+          add(" $arg" + std::to_string(n) + ":long");
+    }
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    std::string line = order[i].first + order[i].second;
+    for (const std::string &v : variables[i])
+      line += v;
+    lines.insert(line);
+  }
 }
 
 // A point with wildcards in component names (`process.*`, `timer.profile.*`): every
@@ -234,7 +311,7 @@ void listPoint(const ast::ProbePoint &p, const ListingRequest &request, Frontend
     }
   if (wildcard)
     listWildcard(p, listing);
-  listAliases(p, fe.script(), listing);
+  listAliases(p, request, fe.script(), listing);
 }
 
 } // namespace
@@ -242,6 +319,7 @@ void listPoint(const ast::ProbePoint &p, const ListingRequest &request, Frontend
 int listProbePoints(const ListingRequest &request, FrontendOptions options, std::ostream &out,
                     std::ostream &err) {
   const char *option = request.withVariables ? "-L" : "-l";
+  const FrontendOptions aliasOptions = options;
   Frontend fe(err, std::move(options));
   // Parsed as stap does: as the points of an empty probe.
   if (!fe.parseUserScript("<input>", "probe " + request.pattern + " {}") ||
@@ -262,6 +340,8 @@ int listProbePoints(const ListingRequest &request, FrontendOptions options, std:
       return 1;
     }
   }
+  if (!listing.aliasPoints.empty())
+    listAliasVariables(listing.aliasPoints, aliasOptions, listing.lines);
   for (const std::string &line : listing.lines)
     out << line << "\n";
   return listing.lines.empty() ? 1 : 0;

@@ -336,11 +336,11 @@ void AliasExpander::build(const MatchEnd &end, const Location &loc, const Deriva
 
 // One derived probe per marker site, each on its own concrete point.
 void AliasExpander::emitMarkers(const Location &loc, const Derivation &d) {
-  std::string error;
-  std::vector<ResolvedMarker> sites = resolveMarkers(*loc.point, targetCommand_, error);
-  if (!error.empty())
-    throw DeriveError{SemaDiagnostics::note(error)};
-  for (ResolvedMarker &m : sites)
+  MarkerResolution found = resolveMarkers(*loc.point, targetCommand_);
+  if (!found.error.empty())
+    throw DeriveError{found.errorAt ? SemaDiagnostics::note(found.error, *found.errorAt)
+                                    : SemaDiagnostics::note(found.error)};
+  for (ResolvedMarker &m : found.markers)
     emitConcrete(loc, d, std::move(m.point)).markerSite = std::move(m.site);
 }
 

@@ -34,8 +34,8 @@ MarkerCatalog &catalog() {
 
 } // namespace
 
-std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
-                                           const std::string &targetCommand, std::string &error) {
+MarkerResolution resolveMarkers(const ast::ProbePoint &point, const std::string &targetCommand) {
+  MarkerResolution r;
   MarkerQuery q;
   const ast::ProbePointComponent *processComp = nullptr, *markComp = nullptr;
   bool providerWritten = false;
@@ -46,10 +46,10 @@ std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
       q.process = arg ? *arg : "";
       // process(PID): the executable that process runs (sonde attaches to it).
       if (auto *pid = dynamic_cast<const ast::NumberLit *>(c.arg.get())) {
-        std::optional<std::string> exe = MarkerCatalog::executableOfProcess(pid->value, error);
+        std::optional<std::string> exe = MarkerCatalog::executableOfProcess(pid->value, r.error);
         if (!exe) {
-          error = "no match (" + error + ")";
-          return {};
+          r.error = "no match (" + r.error + ")";
+          return r;
         }
         q.process = *exe;
       }
@@ -59,42 +59,78 @@ std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
       q.provider = *arg;
       providerWritten = true;
     } else if (c.name == "mark") {
-      // dtrace spells "__" in marker names as "-", and so may the script.
-      q.name.clear();
-      for (char ch : *arg)
-        q.name += ch == '-' ? std::string("__") : std::string(1, ch);
+      q.name = MarkerCatalog::scriptMarkerName(*arg);
       markComp = &c;
     }
   }
   q.targetCommand = MarkerCatalog::commandProgram(targetCommand);
+  const Token &processAt = processComp->arg ? processComp->arg->tok : processComp->tok;
 
-  probes::marker::MarkerQueryResult found = catalog().find(q);
-  if (!found.error.empty()) {
-    error = "no match (" + found.error + ")";
-    return {};
-  }
-  if (found.sites.empty()) {
-    std::set<std::string> unique(found.allNames.begin(), found.allNames.end());
-    std::string name = q.name.substr(0, q.name.find_first_of("*?["));
-    std::string sugs = name.empty() ? "" : similarNames(name, {unique.begin(), unique.end()}, 5, 5);
-    error = "no match" + (sugs.empty() ? "" : " (similar marks: " + sugs + ")");
-    return {};
+  std::vector<std::string> programs{q.process};
+  const bool glob = MarkerCatalog::isProcessGlob(q.process);
+  if (glob) {
+    std::optional<std::vector<std::string>> files =
+        MarkerCatalog::expandProcessGlob(q.process, r.error);
+    if (!files) {
+      r.error = "no match (" + r.error + ")";
+      r.errorAt = &processAt;
+      return r;
+    }
+    programs = std::move(*files);
   }
 
-  std::vector<ResolvedMarker> out;
-  const std::string &executable = found.program;
-  for (const CatalogSite &s : found.sites) {
-    auto p = std::make_unique<ast::ProbePoint>();
-    p->tok = point.tok;
-    p->components.push_back(component(*processComp, "process", executable));
-    if (s.binary != executable)
-      p->components.push_back(component(*processComp, "library", s.binary));
-    if (providerWritten)
-      p->components.push_back(component(*processComp, "provider", s.site.provider));
-    p->components.push_back(component(*markComp, "mark", s.site.name));
-    out.push_back({std::move(p), std::make_shared<const CatalogSite>(s)});
+  // Each program on its own; under a glob, one that cannot be read or has no
+  // such marker is passed over as long as another has one.
+  std::set<std::string> names, searched;
+  std::string firstError;
+  for (const std::string &program : programs) {
+    q.process = program;
+    probes::marker::MarkerQueryResult found = catalog().find(q);
+    if (!found.error.empty()) {
+      if (!glob) {
+        r.error = "no match (" + found.error + ")";
+        return r;
+      }
+      if (firstError.empty())
+        firstError = found.error;
+      continue;
+    }
+    names.insert(found.allNames.begin(), found.allNames.end());
+    searched.insert(found.objects.begin(), found.objects.end());
+    for (const CatalogSite &s : found.sites) {
+      auto p = std::make_unique<ast::ProbePoint>();
+      p->tok = point.tok;
+      p->components.push_back(component(*processComp, "process", found.program));
+      if (s.binary != found.program)
+        p->components.push_back(component(*processComp, "library", s.binary));
+      if (providerWritten)
+        p->components.push_back(component(*processComp, "provider", s.site.provider));
+      p->components.push_back(component(*markComp, "mark", s.site.name));
+      r.markers.push_back({std::move(p), std::make_shared<const CatalogSite>(s)});
+    }
   }
-  return out;
+  if (!r.markers.empty())
+    return r;
+  if (searched.empty()) { // under a glob, every file failed
+    r.error = "no match (" + firstError + ")";
+    r.errorAt = &processAt;
+    return r;
+  }
+  if (names.empty()) {
+    // Nothing to suggest: say why, naming the files that were looked in.
+    std::string files;
+    for (const std::string &f : searched)
+      files += (files.empty() ? "" : ", ") + f;
+    r.error = (searched.size() == 1 ? "no match: " + files + " has no SDT notes"
+                                    : "no match: none of " + files + " has SDT notes") +
+              " (\".note.stapsdt\"), so no markers to probe";
+    r.errorAt = &processAt;
+    return r;
+  }
+  std::string name = q.name.substr(0, q.name.find_first_of("*?["));
+  std::string sugs = name.empty() ? "" : similarNames(name, {names.begin(), names.end()}, 5, 5);
+  r.error = "no match" + (sugs.empty() ? "" : " (similar marks: " + sugs + ")");
+  return r;
 }
 
 } // namespace sonde::sema

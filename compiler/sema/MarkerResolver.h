@@ -17,10 +17,16 @@ struct ResolvedMarker {
   std::shared_ptr<const probes::marker::CatalogSite> site;
 };
 
-// The sites `point` (a point of the Marker family, wildcards allowed in provider
-// and mark) matches. `targetCommand` is the -c command (for a bare `process`).
-// On failure returns an empty list and sets `error` ("no match (similar marks: ...)").
-std::vector<ResolvedMarker> resolveMarkers(const ast::ProbePoint &point,
-                                           const std::string &targetCommand, std::string &error);
+struct MarkerResolution {
+  std::vector<ResolvedMarker> markers;
+  std::string error;              // "no match (similar marks: ...)"; empty on success
+  const Token *errorAt = nullptr; // where the error points, when at a component
+};
+
+// The sites `point` (a point of the Marker family, wildcards allowed in the
+// process path, provider and mark) matches. `targetCommand` is the -c command
+// (for a bare `process`). A process("GLOB") is every ELF file it matches, each
+// resolved as a process path. On failure `markers` is empty and `error` set.
+MarkerResolution resolveMarkers(const ast::ProbePoint &point, const std::string &targetCommand);
 
 } // namespace sonde::sema

@@ -23,6 +23,11 @@ MatchNode *MatchNode::child(const MatchKey &k) {
   return slot.get();
 }
 
+bool MatchNode::leadsToSupported() const {
+  return !ends.empty() || std::any_of(children.begin(), children.end(),
+                                      [](const auto &kv) { return kv.second->leadsToSupported(); });
+}
+
 std::string MatchNode::suggest(std::string name) const {
   // Only the part before a wildcard is worth comparing.
   size_t glob = name.find('*');
@@ -32,7 +37,8 @@ std::string MatchNode::suggest(std::string name) const {
     return "";
   std::set<std::string> unique;
   for (const auto &[key, node] : children)
-    unique.insert(key.name);
+    if (node->leadsToSupported())
+      unique.insert(key.name);
   std::vector<std::string> names(unique.begin(), unique.end());
   // A right name with the wrong argument kind is the best suggestion of all.
   std::string exact = unique.count(name) ? name : "";

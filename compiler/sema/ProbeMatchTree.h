@@ -37,7 +37,11 @@ struct MatchNode {
   const probes::ProbeFamily *unsupported = nullptr;
 
   MatchNode *child(const MatchKey &k);
-  // Up to five child names close to `name` ("probe point mismatch (similar: ...)").
+  // Whether some point through this node builds a probe (an alias or a supported
+  // family), so that suggesting it can help.
+  bool leadsToSupported() const;
+  // Up to five child names close to `name` ("probe point mismatch (similar: ...)"),
+  // among those that lead to a supported probe.
   std::string suggest(std::string name) const;
   // " hz(number) jiffies(number) ..." ("probe point truncated (follow: ...)").
   std::string follow() const;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fnmatch.h>
 #include <fstream>
+#include <glob.h>
 #include <map>
 #include <mutex>
 #include <set>
@@ -238,6 +239,41 @@ std::optional<std::string> MarkerCatalog::executableOfProcess(int64_t pid, std::
   return canonicalElf(exe.string(), error);
 }
 
+bool MarkerCatalog::isProcessGlob(const std::string &process) {
+  return process.find_first_of("*?[") != std::string::npos;
+}
+
+std::optional<std::vector<std::string>> MarkerCatalog::expandProcessGlob(const std::string &pattern,
+                                                                         std::string &error) {
+  glob_t matches{};
+  int rc = glob(pattern.c_str(), 0, nullptr, &matches);
+  std::set<std::string> files;
+  size_t notElf = 0;
+  if (rc == 0)
+    for (size_t i = 0; i < matches.gl_pathc; ++i) {
+      std::string ignored; // scripts and directories a glob catches are passed over
+      if (std::optional<std::string> elf = canonicalElf(matches.gl_pathv[i], ignored))
+        files.insert(*elf);
+      else
+        ++notElf;
+    }
+  globfree(&matches);
+  if (files.empty()) {
+    error = notElf == 0 ? "no file matches process(\"" + pattern + "\")"
+                        : "no ELF file matches process(\"" + pattern + "\") (" +
+                              std::to_string(notElf) + " other files do)";
+    return std::nullopt;
+  }
+  return std::vector<std::string>(files.begin(), files.end());
+}
+
+std::string MarkerCatalog::scriptMarkerName(const std::string &written) {
+  std::string name;
+  for (char ch : written)
+    name += ch == '-' ? std::string("__") : std::string(1, ch);
+  return name;
+}
+
 std::string MarkerCatalog::commandProgram(const std::string &command) {
   wordexp_t words{};
   if (int rc = wordexp(command.c_str(), &words, WRDE_NOCMD); rc != 0) {
@@ -266,6 +302,7 @@ MarkerQueryResult MarkerCatalog::find(const MarkerQuery &q) {
   if (!objects)
     return result;
 
+  result.objects = *objects;
   std::set<std::string> names;
   for (const std::string &object : *objects) {
     std::optional<std::vector<MarkerSite>> sites =

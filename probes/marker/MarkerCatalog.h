@@ -30,6 +30,7 @@ struct MarkerQueryResult {
   std::string error;                 // non-empty: why nothing could be looked up
   std::string program;               // the canonical path process("...") (or -c) names
   std::vector<std::string> allNames; // every marker name in the searched objects, sorted
+  std::vector<std::string> objects;  // the objects searched, by canonical path
 };
 
 class MarkerCatalog {
@@ -49,6 +50,19 @@ public:
   // /proc/PID/exe, canonical; nullopt + error text if there is no such process
   // or it cannot be read.
   static std::optional<std::string> executableOfProcess(int64_t pid, std::string &error);
+
+  // The files a process("PATTERN") glob (`/usr/bin/python3*`) names, as stap
+  // expands it: every ELF file matching, canonical, each once, sorted; nullopt +
+  // error text naming the pattern when none does.
+  static std::optional<std::vector<std::string>> expandProcessGlob(const std::string &pattern,
+                                                                   std::string &error);
+
+  // Whether a process("...") argument is a glob to expand rather than a path.
+  static bool isProcessGlob(const std::string &process);
+
+  // The marker name a script's mark("NAME") looks up: dtrace spells "__" in
+  // marker names as "-" (`gc-start` for `gc__start`), and so may the script.
+  static std::string scriptMarkerName(const std::string &written);
 
   // The program a -c command runs: its first word as wordexp splits it (the way sonde
   // execs it), "" if there is none or the command does not split.

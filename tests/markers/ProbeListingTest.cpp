@@ -272,5 +272,74 @@ TEST(ProbeListing, PythonMarkers) {
       << bigL.stdoutText;
 }
 
+// Scripts may spell a marker's "__" as "-" (dtrace's form); listing takes the
+// same spelling and prints the marker's own name.
+TEST(ProbeListing, DashSpellingOfMarkerNames) {
+  const char *python = "/usr/bin/python3.11";
+  if (!fs::exists(python))
+    GTEST_SKIP() << python << " is not installed";
+  ProcessResult l = sonde({"-l", "process(\"/usr/bin/python3.11\").mark(\"gc-start\")"});
+  EXPECT_EQ(l.exitCode, 0) << l.stderrText;
+  EXPECT_EQ(l.stdoutText, "process(\"/usr/bin/python3.11\").mark(\"gc__start\")\n");
+  ProcessResult bigL = sonde({"-L", "process(\"/usr/bin/python3.11\").mark(\"gc-st*\")"});
+  EXPECT_TRUE(std::regex_match(bigL.stdoutText,
+                               std::regex("process\\(\"/usr/bin/python3\\.11\"\\)\\.provider\\("
+                                          "\"python\"\\)\\.mark\\(\"gc__start\"\\) \\$arg1:long "
+                                          "/\\* trap at .* \\*/\n")))
+      << bigL.stdoutText << bigL.stderrText;
+}
+
+// process("GLOB") names every ELF file the glob matches, each listed as the
+// process it is; files without the marker list nothing.
+TEST(ProbeListing, ProcessGlobListsEachMatchingFile) {
+  std::string pie = canonical(MARKER_C_O2_PIE), nopie = canonical(MARKER_C_O2_NOPIE);
+  std::string dir = fs::path(pie).parent_path().string();
+  ASSERT_EQ(fs::path(nopie).parent_path().string(), dir);
+  ProcessResult r = sonde({"-l", "process(\"" + dir + "/marker_c_O2_*pie\").mark(\"zero\")"});
+  EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+  EXPECT_EQ(r.stdoutText,
+            "process(\"" + nopie + "\").mark(\"zero\")\nprocess(\"" + pie + "\").mark(\"zero\")\n");
+
+  if (fs::exists("/usr/bin/python3.11")) {
+    // python3 is a link to python3.11 (listed once); python3-config, a shell
+    // script, is passed over.
+    ProcessResult py = sonde({"-l", "process(\"/usr/bin/python3*\").mark(\"gc-start\")"});
+    EXPECT_EQ(py.exitCode, 0) << py.stderrText;
+    EXPECT_EQ(py.stdoutText, "process(\"/usr/bin/python3.11\").mark(\"gc__start\")\n");
+  }
+
+  ProcessResult none = sonde({"-l", "process(\"/nonexistent-sonde*/app\").mark(\"*\")"});
+  EXPECT_EQ(none.exitCode, 1);
+  EXPECT_EQ(none.stdoutText, "");
+  EXPECT_EQ(none.stderrText, "sonde: -l: no file matches process(\"/nonexistent-sonde*/app\")\n");
+}
+
+// -L on a tapset alias: its locals with their types, in the order the alias
+// sets them (stap's form), then the variables of the tracepoint it expands to.
+TEST(ProbeListing, AliasLocalsAndTheirTypes) {
+  ProcessResult openat = sonde({"-L", "syscall.openat"});
+  if (openat.stderrText.find("permission denied") != std::string::npos)
+    GTEST_SKIP() << openat.stderrText;
+  EXPECT_EQ(openat.exitCode, 0) << openat.stderrText;
+  EXPECT_EQ(openat.stdoutText.rfind("syscall.openat name:string dfd:long filename:string "
+                                    "filename_uaddr:long flags:long mode:long argstr:string $",
+                                    0),
+            0u)
+      << openat.stdoutText;
+  EXPECT_NE(openat.stdoutText.find(" $filename:"), std::string::npos) << openat.stdoutText;
+  EXPECT_EQ(linesOf(openat.stdoutText).size(), 1u) << openat.stdoutText;
+
+  ProcessResult any = sonde({"-L", "syscall_any, syscall_any.return"});
+  std::vector<std::string> lines = linesOf(any.stdoutText);
+  ASSERT_EQ(lines.size(), 2u) << any.stdoutText << any.stderrText;
+  EXPECT_EQ(lines[0].rfind("syscall_any syscall_nr:long name:string $id:long", 0), 0u) << lines[0];
+  EXPECT_EQ(
+      lines[1].rfind("syscall_any.return syscall_nr:long name:string retval:long $id:long", 0), 0u)
+      << lines[1];
+
+  ProcessResult names = sonde({"-l", "syscall_any, syscall_any.return"});
+  EXPECT_EQ(names.stdoutText, "syscall_any\nsyscall_any.return\n") << names.stderrText;
+}
+
 } // namespace
 } // namespace sonde::test

@@ -335,7 +335,7 @@ TEST(SemaProbePointErrors, WrongArgumentKind) {
         source: probe begin("x") { print(1) }
                       ^
 
-semantic error: probe point mismatch (similar: begin, end, never, perf, error): identifier 'begin' at input.probe:1:7
+semantic error: probe point mismatch (similar: begin, end, never, error, kernel): identifier 'begin' at input.probe:1:7
         source: probe begin("x") { print(1) }
                       ^
 
@@ -363,7 +363,7 @@ TEST(SemaProbePointErrors, MismatchSuggests) {
         source: probe tmer.s(1) { print(1) }
                       ^
 
-semantic error: probe point mismatch (similar: timer, never, perf, end, error): identifier 'tmer' at input.probe:1:7
+semantic error: probe point mismatch (similar: timer, never, end, error, kernel): identifier 'tmer' at input.probe:1:7
         source: probe tmer.s(1) { print(1) }
                       ^
 
@@ -521,7 +521,7 @@ semantic error: while resolving probe point: identifier 'a' at input.probe:2:7
         source: probe a.b { }
                       ^
 
-semantic error: probe point mismatch (similar: java, end, perf, begin, error): identifier 'a' at input.probe:2:7
+semantic error: probe point mismatch (similar: end, begin, error, never, timer): identifier 'a' at input.probe:2:7
         source: probe a.b { }
                       ^
 
