@@ -8,9 +8,11 @@ import re
 import sys
 
 EVENTS = "/sys/kernel/tracing/events/syscalls"
-# Names the aliases set themselves, and the language's keywords: an argument
+# Names the aliases set themselves, the language's keywords, and the globals of
+# the bundled tapsets (a local named like one would be that global): an argument
 # named like one becomes NAME_arg.
-RESERVED = {"name", "argstr", "retval", "retstr", "probe", "global", "private", "function",
+RESERVED = {"name", "argstr", "retval", "retstr", "argc", "argv", "probe", "global", "private",
+            "function",
             "if", "else", "for", "foreach", "in", "limit", "return", "delete", "while",
             "break", "continue", "next", "string", "long", "try", "catch", "print",
             "println", "sprint", "sprintln", "printf", "sprintf", "printd", "printdln",

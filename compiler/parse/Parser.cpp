@@ -6,8 +6,11 @@
 #include "parse/Preprocessor.h"
 #include "parse/SyntaxErrors.h"
 
+#include "SondeLexer.h"
 #include "SondeParser.h"
 #include "antlr4-runtime.h"
+
+#include <algorithm>
 
 namespace sonde {
 
@@ -172,9 +175,11 @@ void ScriptParser::run() {
 }
 
 // stap warns about arguments the script never mentions, unless the script
-// reads them itself through a global argv or argc.
-void warnUnusedArguments(const std::vector<bool> &used, const ast::Script &script,
+// reads them through argv or argc (its own globals, or the argv tapset's).
+void warnUnusedArguments(const std::vector<bool> &used, bool namesArgv, const ast::Script &script,
                          size_t firstGlobal, DiagnosticEngine &diags) {
+  if (namesArgv)
+    return;
   for (size_t i = firstGlobal; i < script.globals.size(); ++i)
     if (script.globals[i]->name == "argv" || script.globals[i]->name == "argc")
       return;
@@ -182,6 +187,12 @@ void warnUnusedArguments(const std::vector<bool> &used, const ast::Script &scrip
     if (!used[i])
       diags.warning("unused command line option $" + std::to_string(i + 1) + "/@" +
                     std::to_string(i + 1));
+}
+
+bool namesArgv(const std::vector<LexToken> &tokens) {
+  return std::any_of(tokens.begin(), tokens.end(), [](const LexToken &t) {
+    return t.type == sonde_antlr::SondeLexer::IDENTIFIER && (t.text == "argv" || t.text == "argc");
+  });
 }
 
 } // namespace
@@ -202,9 +213,10 @@ bool parseScript(const SourceFile &file, const ParseOptions &opts, DiagnosticEng
     return false;
   }
   const size_t globalsBefore = script.globals.size();
+  const bool namesArgv = parse::namesArgv(tokens);
   parse::ScriptParser(file, std::move(tokens), diags, script).run();
   if (!file.isLibrary)
-    parse::warnUnusedArguments(pp.usedArgs(), script, globalsBefore, diags);
+    parse::warnUnusedArguments(pp.usedArgs(), namesArgv, script, globalsBefore, diags);
   return diags.parseErrors() == errorsBefore;
 }
 
