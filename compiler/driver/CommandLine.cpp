@@ -1,5 +1,6 @@
 #include "driver/CommandLine.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,10 @@ Script and passes:
   -p NUM             stop after pass NUM: 1 parse, 2 elaborate, 3 LLVM IR,
                      4 compile, 5 run (default 5)
   -I DIR             add a tapset (library) directory
+  -d MODULE          accepted for stap scripts, not needed: symbol and unwind
+                     data are read on demand (-v says so)
+  --ldd              accepted as -d (the libraries' data), not needed
+  --all-modules      accepted as -d (every module's data), not needed
   -D NAME=VALUE      override a runtime limit (MAXACTION, MAXSTRINGLEN, ...)
   -G NAME=VALUE      set a scalar global at start-up
   -u                 unoptimized: keep unused functions and variables
@@ -78,6 +83,12 @@ Output and transport:
   -h, --help         show this help
   -V, --version      show the version
 )";
+}
+
+void CommandLine::noteSymbolDataOption(const std::string &option) {
+  if (std::find(symbolDataOptions.begin(), symbolDataOptions.end(), option) ==
+      symbolDataOptions.end())
+    symbolDataOptions.push_back(option);
 }
 
 namespace {
@@ -141,6 +152,11 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
       {"I",
        [&](const std::string &v) {
          cl.includeDirs.push_back(v);
+         return true;
+       }},
+      {"d",
+       [&](const std::string &) {
+         cl.noteSymbolDataOption("-d");
          return true;
        }},
       {"O",
@@ -337,6 +353,8 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
       {"target-status", [&] { cl.targetStatus = true; }},
       {"suppress-handler-errors", [&] { cl.suppressHandlerErrors = true; }},
       {"suppress-time-limits", [&] { cl.suppressTimeLimits = true; }},
+      {"ldd", [&] { cl.noteSymbolDataOption("--ldd"); }},
+      {"all-modules", [&] { cl.noteSymbolDataOption("--all-modules"); }},
   };
 
   for (int i = 1; i < argc; ++i) {

@@ -38,6 +38,10 @@ struct CommandLine {
   std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE
   std::vector<std::pair<std::string, std::string>> globals; // -G NAME=VALUE
   std::vector<std::string> includeDirs;                     // -I DIR
+  // -d MODULE, --ldd, --all-modules as given, each once: stap's requests for
+  // symbol and unwind data, which sonde reads on demand (-v says so).
+  std::vector<std::string> symbolDataOptions;
+  void noteSymbolDataOption(const std::string &option);
 
   // Target and run control.
   std::optional<std::string> command;   // -c CMD

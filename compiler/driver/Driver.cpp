@@ -344,6 +344,9 @@ struct CompiledScript {
 void compileScript(const CommandLine &cl, std::ostream &out, std::ostream &err,
                    CompiledScript &result) {
   auto finish = [&](int status) { result.status = status; };
+  if (cl.verbosity > 0)
+    for (const std::string &option : cl.symbolDataOptions)
+      err << "sonde: " << option << ": not needed, symbols are read on demand\n";
   std::optional<std::string> bareProcess = bareProcessCommand(cl, err);
   if (!bareProcess)
     return finish(1);

@@ -75,6 +75,24 @@ TEST(Driver, UnknownLimitDrawsAWarning) {
   EXPECT_EQ(r.stderrText, "WARNING: unknown -D name 'MAXFOO' ignored\n");
 }
 
+// stap scripts' headers pass -d/--ldd/--all-modules: accepted; -v says why
+// they change nothing, quietly otherwise.
+TEST(Driver, SymbolDataOptionsAreAcceptedAndExplainedUnderVerbose) {
+  auto quiet = sonde({"-p2", "-d", "/bin/ls", "--ldd", "--all-modules", "-e", "probe begin {}"});
+  EXPECT_EQ(quiet.exitCode, 0) << quiet.stderrText;
+  EXPECT_EQ(quiet.stderrText, "");
+  auto verbose = sonde({"-v", "-p1", "-d", "/bin/ls", "-d", "kernel", "--ldd", "--all-modules",
+                        "-e", "probe begin {}"});
+  EXPECT_EQ(verbose.exitCode, 0) << verbose.stderrText;
+  EXPECT_EQ(
+      verbose.stderrText.rfind("sonde: -d: not needed, symbols are read on demand\n"
+                               "sonde: --ldd: not needed, symbols are read on demand\n"
+                               "sonde: --all-modules: not needed, symbols are read on demand\n",
+                               0),
+      0u)
+      << verbose.stderrText;
+}
+
 TEST(Driver, RunsAScript) {
   auto r = sonde({"-e", "probe begin { printf(\"hello %s\\n\", \"world\"); exit() }"});
   EXPECT_EQ(r.exitCode, 0) << r.stderrText;

@@ -102,6 +102,21 @@ TEST(CommandLine, Errors) {
   }
 }
 
+// stap's requests for symbol and unwind data: accepted (scripts' headers pass
+// them), each noted once for -v.
+TEST(CommandLine, SymbolDataOptionsAcceptedAndNotedOnce) {
+  std::string err;
+  auto cl = parse(
+      {"-d", "/usr/bin/ls", "--ldd", "-dkernel", "--all-modules", "-e", "probe begin {}"}, err);
+  ASSERT_TRUE(cl) << err;
+  EXPECT_EQ(cl->symbolDataOptions, (std::vector<std::string>{"-d", "--ldd", "--all-modules"}));
+  EXPECT_EQ(*cl->scriptText, "probe begin {}");
+  EXPECT_FALSE(parse({"-e", "probe begin {}", "-d"}, err));
+  EXPECT_EQ(err, "option -d requires a value");
+  EXPECT_FALSE(parse({"--ldd=x", "-e", "probe begin {}"}, err));
+  EXPECT_EQ(err, "option --ldd takes no value");
+}
+
 TEST(CommandLine, ListingTakesNoScript) {
   std::string err;
   auto cl = parse({"-L", "process(\"a\").mark(\"*\")"}, err);
@@ -116,7 +131,8 @@ TEST(CommandLine, HelpListsEveryOption) {
                           "-x", "-T", "-l", "-L", "-o", "-S", "-s", "-b", "-F", "--transport",
                           "--mode", "--format", "--compatible", "--skip-badvars", "--color",
                           "--no-global-var-display", "--suppress-handler-errors",
-                          "--suppress-time-limits", "-h, --help", "-V, --version"})
+                          "--suppress-time-limits", "-d", "--ldd", "--all-modules", "-h, --help",
+                          "-V, --version"})
     EXPECT_NE(help.find(std::string("  ") + opt), std::string::npos) << opt;
 }
 
