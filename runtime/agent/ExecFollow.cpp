@@ -186,6 +186,8 @@ int findProbed(const char *name) {
 void captureExecContract(const char *agentPath) {
   auto *f = new Follow;
   f->agentPath = agentPath;
+  // Without a list of probed files, every process attaches (as before -c followed exec).
+  f->anyProcess = !getenv("SONDE_AGENT_PROBED");
   for (const char *name : kContractNames) {
     const char *value = getenv(name);
     if (!value)

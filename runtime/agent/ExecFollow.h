@@ -21,7 +21,8 @@ void captureExecContract(const char *agentPath);
 bool followsExec();
 
 // Whether this process should attach: its executable or a loaded library is a
-// probed file (SONDE_AGENT_PROBED), or every process is probed. Reports each
+// probed file (SONDE_AGENT_PROBED), or every process is probed (also when the
+// contract has no list). Reports each
 // probed file found, once per process, as "probed DEV:INO" on the status pipe.
 bool probedFilesLoaded();
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <poll.h>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -75,6 +76,8 @@ public:
   bool ok() const { return segment_.has_value(); }
   // The module the target is told to load (the segment stays this one's).
   void setTargetModule(const std::string &path) { modulePath_ = path; }
+  // SONDE_AGENT_PROBED: the files whose processes attach (others only follow execs).
+  void setProbed(const std::string &ids) { probed_ = ids; }
   const sonde_module_desc &desc() const { return module_->desc(); }
 
   RunResult run(std::vector<std::string> args, bool detachOnFired = false) {
@@ -92,6 +95,8 @@ public:
       env("SONDE_AGENT_OUTPUT_FD", output.write);
       env("SONDE_AGENT_ERROR_FD", errors.write);
       env("SONDE_AGENT_CONSUMER_PID", getppid());
+      if (!probed_.empty())
+        setenv("SONDE_AGENT_PROBED", probed_.c_str(), 1);
       setenv("LD_PRELOAD", SONDE_AGENT_LIBRARY, 1);
       std::vector<char *> argv;
       for (auto &a : args)
@@ -144,7 +149,7 @@ public:
   }
 
 private:
-  std::string modulePath_;
+  std::string modulePath_, probed_;
   std::optional<session::LoadedModule> module_;
   std::optional<values::Segment> segment_;
 };
@@ -231,16 +236,35 @@ TEST_F(AgentRunTest, ExecFlushesAndLeaves) {
   EXPECT_EQ(r.agentsAtEnd, 0u);
 }
 
-TEST_F(AgentRunTest, ProgramsTheTargetExecsAreNotTraced) {
+// The agent comes along into what the target execs. Without a list of probed
+// files every process attaches: env (no markers), then the target.
+TEST_F(AgentRunTest, ProgramsTheTargetExecsAreTraced) {
   std::string error;
   AgentRun run(modulePath_, &error);
   ASSERT_TRUE(run.ok()) << error;
-  // env is traced (it has no markers) and execs the target without the agent.
   RunResult r = run.run({"/usr/bin/env", AGENT_TARGET, "threads", "10"});
-  EXPECT_EQ(r.status, "ready\n");
+  EXPECT_EQ(r.status, "ready\nready\n");
   EXPECT_EQ(r.exitCode, 0) << r.errors;
-  EXPECT_EQ(r.stdoutText, "done enabled=0\n");
-  EXPECT_EQ(countLines(r.output, "tick "), 0u);
+  EXPECT_EQ(r.stdoutText, "done enabled=1\n");
+  EXPECT_EQ(countLines(r.output, "tick "), 50u);
+  EXPECT_EQ(r.agentsAtEnd, 0u);
+}
+
+// With the list, env (no probed file) only passes the agent on; the target
+// reports its file and attaches.
+TEST_F(AgentRunTest, AProgramWithoutProbedFilesOnlyFollowsExecs) {
+  std::string error;
+  AgentRun run(modulePath_, &error);
+  ASSERT_TRUE(run.ok()) << error;
+  struct stat st;
+  ASSERT_EQ(stat(AGENT_TARGET, &st), 0);
+  std::string id = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  run.setProbed(id);
+  RunResult r = run.run({"/usr/bin/env", AGENT_TARGET, "threads", "10"});
+  EXPECT_EQ(r.status, "following\nprobed " + id + "\nready\n");
+  EXPECT_EQ(r.exitCode, 0) << r.errors;
+  EXPECT_EQ(r.stdoutText, "done enabled=1\n");
+  EXPECT_EQ(countLines(r.output, "tick "), 50u);
   EXPECT_EQ(r.agentsAtEnd, 0u);
 }
 
