@@ -259,9 +259,10 @@ std::optional<std::vector<std::string>> MarkerCatalog::expandProcessGlob(const s
     }
   globfree(&matches);
   if (files.empty()) {
-    error = notElf == 0 ? "no file matches process(\"" + pattern + "\")"
-                        : "no ELF file matches process(\"" + pattern + "\") (" +
-                              std::to_string(notElf) + " other files do)";
+    error = notElf == 0
+                ? "no file matches process(\"" + pattern + "\")"
+                : "no ELF file matches process(\"" + pattern + "\") (" + std::to_string(notElf) +
+                      (notElf == 1 ? " other file does)" : " other files do)");
     return std::nullopt;
   }
   return std::vector<std::string>(files.begin(), files.end());

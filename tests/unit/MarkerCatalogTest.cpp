@@ -337,6 +337,34 @@ TEST_F(MarkerCatalogTest, RebuiltFileIsReadAgain) {
   EXPECT_EQ(describe(r), (std::vector<std::string>{"app_changing:demo:inner_mark"}));
 }
 
+// process("GLOB"): every ELF file the glob matches, by canonical path, each once
+// (a link to one is that one); other files are passed over, and a glob with no
+// ELF file among its matches is an error naming it.
+TEST_F(MarkerCatalogTest, ProcessGlobNamesEachElfFileOnce) {
+  ASSERT_EQ(run("rm -rf globbed && mkdir globbed globbed/sub && cp app globbed/one && "
+                "cp app globbed/two && ln -s one globbed/link && cp notes.txt globbed/notes"),
+            "");
+  std::string glob = dir_.string() + "/globbed/";
+  EXPECT_TRUE(MarkerCatalog::isProcessGlob(glob + "*"));
+  EXPECT_FALSE(MarkerCatalog::isProcessGlob(path("app")));
+  std::string error;
+  std::optional<std::vector<std::string>> files =
+      MarkerCatalog::expandProcessGlob(glob + "*", error);
+  ASSERT_TRUE(files) << error;
+  EXPECT_EQ(*files, (std::vector<std::string>{path("globbed/one"), path("globbed/two")}));
+
+  EXPECT_FALSE(MarkerCatalog::expandProcessGlob(glob + "zz*", error));
+  EXPECT_EQ(error, "no file matches process(\"" + glob + "zz*\")");
+  EXPECT_FALSE(MarkerCatalog::expandProcessGlob(glob + "[ns]*", error));
+  EXPECT_EQ(error, "no ELF file matches process(\"" + glob + "[ns]*\") (2 other files do)");
+}
+
+TEST(MarkerCatalogNames, DashesSpellDoubleUnderscores) {
+  EXPECT_EQ(MarkerCatalog::scriptMarkerName("gc-start"), "gc__start");
+  EXPECT_EQ(MarkerCatalog::scriptMarkerName("a-b-*"), "a__b__*");
+  EXPECT_EQ(MarkerCatalog::scriptMarkerName("gc__done"), "gc__done");
+}
+
 // A FIFO (or device) named as the process is refused without being opened: opening
 // a FIFO with no writer would block pass 2 for ever.
 TEST(MarkerCatalogFiles, NonRegularFilesAreNotElf) {
