@@ -100,5 +100,19 @@ TEST(ProbeTiming, NoReportWithoutTheOption) {
   EXPECT_EQ(r.stdoutText.find("probe hit report"), std::string::npos) << r.stdoutText;
 }
 
+TEST(ProbeTiming, HandlersCarryNoTimingWithoutTheOption) {
+  // The choice is made at compile time: the IR reads the clock only with -t.
+  ScratchDir dir;
+  const std::string script = "probe begin { exit() }";
+  auto plain =
+      test::runProcess(SONDE_BINARY, {"-p3", "-e", script}, dir.path(), std::chrono::seconds(60));
+  auto timed = test::runProcess(SONDE_BINARY, {"-t", "-p3", "-e", script}, dir.path(),
+                                std::chrono::seconds(60));
+  ASSERT_EQ(plain.exitCode, 0) << plain.stderrText;
+  ASSERT_EQ(timed.exitCode, 0) << timed.stderrText;
+  EXPECT_EQ(plain.stdoutText.find("sonde_fn_local_clock_ns_0"), std::string::npos);
+  EXPECT_NE(timed.stdoutText.find("sonde_fn_local_clock_ns_0"), std::string::npos);
+}
+
 } // namespace
 } // namespace sonde::e2e
