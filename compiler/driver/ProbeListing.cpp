@@ -190,14 +190,30 @@ void listTracepoints(const ast::ProbePoint &p, const ListingRequest &request, Li
   }
 }
 
-// A concrete point of a family other than markers: itself, if its arguments are valid.
+// A concrete point of a family other than markers: itself, if its arguments are
+// valid; process("GLOB").begin and the like, once per ELF file the glob matches.
 void listConcrete(const ast::ProbePoint &p, const probes::ProbeFamily &family, Listing &listing) {
   if (!family.supported()) {
     listing.error = "probe point not supported: " + p.str();
-  } else if (std::string why = family.validate ? family.validate(p) : ""; !why.empty()) {
+    return;
+  }
+  if (std::string why = family.validate ? family.validate(p) : ""; !why.empty()) {
     listing.error = p.str() + ": " + why;
-  } else {
+    return;
+  }
+  const auto *path = p.components.empty()
+                         ? nullptr
+                         : dynamic_cast<const ast::StringLit *>(p.components[0].arg.get());
+  if (!path || p.components[0].name != "process" || !MarkerCatalog::isProcessGlob(path->value)) {
     listing.lines.insert(p.str());
+    return;
+  }
+  std::optional<std::vector<std::string>> files =
+      MarkerCatalog::expandProcessGlob(path->value, listing.error);
+  for (const std::string &file : files.value_or(std::vector<std::string>{})) {
+    std::unique_ptr<ast::ProbePoint> concrete = ast::cloneProbePoint(p);
+    static_cast<ast::StringLit &>(*concrete->components[0].arg).value = file;
+    listing.lines.insert(concrete->str());
   }
 }
 

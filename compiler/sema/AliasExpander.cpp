@@ -4,6 +4,7 @@
 #include "sema/TracepointResolver.h"
 
 #include "ast/Clone.h"
+#include "probes/marker/MarkerCatalog.h"
 
 #include <algorithm>
 #include <fnmatch.h>
@@ -331,7 +332,28 @@ void AliasExpander::build(const MatchEnd &end, const Location &loc, const Deriva
     emitTracepoints(loc, d);
     return;
   }
+  const auto *path = dynamic_cast<const ast::StringLit *>(loc.point->components[0].arg.get());
+  if (loc.point->components[0].name == "process" && path &&
+      probes::marker::MarkerCatalog::isProcessGlob(path->value)) {
+    emitProcessGlob(loc, d);
+    return;
+  }
   emit(loc, d);
+}
+
+void AliasExpander::emitProcessGlob(const Location &loc, const Derivation &d) {
+  const ast::ProbePointComponent &process = loc.point->components[0];
+  const auto &pattern = static_cast<const ast::StringLit &>(*process.arg);
+  std::string error;
+  std::optional<std::vector<std::string>> files =
+      probes::marker::MarkerCatalog::expandProcessGlob(pattern.value, error);
+  if (!files)
+    throw DeriveError{SemaDiagnostics::note("no match (" + error + ")", pattern.tok)};
+  for (const std::string &file : *files) {
+    std::unique_ptr<ast::ProbePoint> point = ast::cloneProbePoint(*loc.point);
+    static_cast<ast::StringLit &>(*point->components[0].arg).value = file;
+    emitConcrete(loc, d, std::move(point));
+  }
 }
 
 // One derived probe per marker site, each on its own concrete point.

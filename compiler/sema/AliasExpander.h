@@ -47,6 +47,8 @@ private:
   void emit(const Location &loc, const Derivation &d);
   void emitMarkers(const Location &loc, const Derivation &d);
   void emitTracepoints(const Location &loc, const Derivation &d);
+  // process("GLOB").begin/end/thread...: one probe per ELF file the glob matches.
+  void emitProcessGlob(const Location &loc, const Derivation &d);
   // Emits `loc` on the concrete `point` pass 2 resolved it to; the new probe.
   ast::DerivedProbe &emitConcrete(const Location &loc, const Derivation &d,
                                   std::unique_ptr<ast::ProbePoint> point);

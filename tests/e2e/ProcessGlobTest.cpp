@@ -44,6 +44,27 @@ TEST(ProcessGlob, ElaboratesToTheFilesWithTheMarker) {
   EXPECT_EQ(r.stdoutText.find("e2e_report_flood"), std::string::npos) << r.stdoutText;
 }
 
+// The lifecycle probes take a glob too: one probe per matching file.
+TEST(ProcessGlob, BeginOfTheMatchingProgramFires) {
+  ScratchDir dir;
+  std::string script =
+      "probe process(\"" + recordsGlob() + "\").begin { printf(\"begin %s\\n\", execname()) }";
+  std::string command = std::string(E2E_RECORDS) + " 3";
+  test::ProcessResult r = runSonde(script, command, dir.path());
+  EXPECT_EQ(r.exitCode, 0) << describeRun(script, command, r);
+  EXPECT_NE(r.stdoutText.find("begin e2e_records\n"), std::string::npos)
+      << describeRun(script, command, r);
+  EXPECT_NE(r.stdoutText.find("fired 3\n"), std::string::npos) << describeRun(script, command, r);
+
+  test::ProcessResult elaborated = runSonde(script, command, dir.path(), {"-p2"});
+  std::string folder = fs::canonical(E2E_RECORDS).parent_path().string();
+  for (const char *file : {"e2e_records", "e2e_reenter", "e2e_report_flood"})
+    EXPECT_NE(elaborated.stdoutText.find("process(\"" + folder + "/" + file + "\").begin /* <- "),
+              std::string::npos)
+        << file << "\n"
+        << elaborated.stdoutText << elaborated.stderrText;
+}
+
 TEST(ProcessGlob, NoMatchNamesThePattern) {
   ScratchDir dir;
   std::string script = "probe process(\"/nonexistent-sonde*/app\").mark(\"value\") { next }";

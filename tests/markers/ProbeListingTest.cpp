@@ -300,6 +300,10 @@ TEST(ProbeListing, ProcessGlobListsEachMatchingFile) {
   EXPECT_EQ(r.stdoutText,
             "process(\"" + nopie + "\").mark(\"zero\")\nprocess(\"" + pie + "\").mark(\"zero\")\n");
 
+  ProcessResult begin = sonde({"-l", "process(\"" + dir + "/marker_c_O2_*pie\").begin"});
+  EXPECT_EQ(begin.exitCode, 0) << begin.stderrText;
+  EXPECT_EQ(begin.stdoutText, "process(\"" + nopie + "\").begin\nprocess(\"" + pie + "\").begin\n");
+
   if (fs::exists("/usr/bin/python3.11")) {
     // python3 is a link to python3.11 (listed once); python3-config, a shell
     // script, is passed over.
