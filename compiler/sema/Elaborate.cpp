@@ -83,6 +83,7 @@ bool elaborate(ast::Script &script, DiagnosticEngine &engine, const SemaOptions 
   sema::AliasExpander expander(script, tree, table, diags, opts.targetCommand);
   sema::SymbolResolver resolver(table, diags, opts);
   resolveReachable(script, expander, resolver, table, opts);
+  resolver.reportShadowedAliasLocals();
   for (const auto &g : script.globals) {
     if (g->wrap && g->arity == 0)
       diags.error("wrapping not supported for scalars", g->tok);

@@ -3,6 +3,7 @@
 #include "probes/ProbeFamilies.h"
 #include "sema/Builtins.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -290,7 +291,7 @@ private:
 
   // A tapset alias's local that the user declared global becomes that global
   // (as in stap: `global count probe syscall.read { count++ }` counts read's
-  // byte counts); say so, once per global and alias.
+  // byte counts); noted here, said once per global by reportShadowedAliasLocals().
   void warnIfShadowsAliasLocal(const ast::GlobalDecl &g, const Token &use) {
     const SourceFile *file = use.loc.file;
     if (!aliasChain_ || !file || !file->isLibrary || (g.file && g.file->isLibrary))
@@ -303,10 +304,12 @@ private:
         alias = a;
     if (!alias || alias->names.empty() || !r_.shadowsReported_.emplace(&g, alias).second)
       return;
-    r_.diags_.warning("global '" + g.name + "' shadows local '" + use.text + "' of probe alias " +
-                          alias->names.front()->str() + " (" + file->name + ":" +
-                          std::to_string(use.loc.line) + ":" + std::to_string(use.loc.col) + ")",
-                      g.tok);
+    auto it = std::find_if(r_.shadows_.begin(), r_.shadows_.end(),
+                           [&](const auto &entry) { return entry.first == &g; });
+    if (it == r_.shadows_.end())
+      it = r_.shadows_.insert(r_.shadows_.end(), {&g, {}});
+    it->second.push_back(alias->names.front()->str() + " (" + file->name + ":" +
+                         std::to_string(use.loc.line) + ":" + std::to_string(use.loc.col) + ")");
   }
 
   // An array name: only a global can be one.
@@ -548,6 +551,26 @@ void SymbolResolver::resolveFunction(ast::FunctionDecl &fn) {
     Visitor v(*this, &fn.locals, &fn, nullptr, nullptr);
     fn.body->accept(v);
   }
+}
+
+// One warning per global: `global count probe syscall.*` takes the `count`
+// of ten aliases, which ten warnings would bury.
+void SymbolResolver::reportShadowedAliasLocals() {
+  constexpr size_t kNamed = 3;
+  for (const auto &[g, aliases] : shadows_) {
+    std::string msg = "global '" + g->name + "' shadows local '" + g->name + "' of ";
+    if (aliases.size() == 1) {
+      msg += "probe alias " + aliases.front();
+    } else {
+      msg += std::to_string(aliases.size()) + " probe aliases: ";
+      for (size_t i = 0; i < aliases.size() && i < kNamed; ++i)
+        msg += (i ? ", " : "") + aliases[i];
+      if (aliases.size() > kNamed)
+        msg += " and " + std::to_string(aliases.size() - kNamed) + " more";
+    }
+    diags_.warning(msg, g->tok);
+  }
+  shadows_.clear();
 }
 
 void SymbolResolver::reportLateErrors() {

@@ -34,6 +34,8 @@ public:
   // Reports the errors stap only finds after its first optimization pass
   // (bad assignment targets), so they follow the pass-2 warnings.
   void reportLateErrors();
+  // Warns, once per global, about the tapset alias locals it took (below).
+  void reportShadowedAliasLocals();
 
 private:
   class Visitor;
@@ -44,8 +46,10 @@ private:
   std::unordered_set<const ast::FunctionDecl *> resolved_, queued_;
   std::vector<ast::FunctionDecl *> newlyCalled_;
   std::vector<Diagnostic> late_;
-  // (global, alias) pairs already warned about a shadowed alias local.
+  // (global, alias) pairs seen where a user global takes an alias's local,
+  // and per global, in the order found, the aliases with where they use it.
   std::set<std::pair<const ast::GlobalDecl *, const ast::AliasDecl *>> shadowsReported_;
+  std::vector<std::pair<const ast::GlobalDecl *, std::vector<std::string>>> shadows_;
 };
 
 } // namespace sonde::sema

@@ -62,6 +62,25 @@ TEST(AliasShadowWarning, NamesTheGlobalAndTheAliasLocalAndKeepsStapsResult) {
                           "                ^\n");
 }
 
+// One warning per global, however many aliases it takes the local of: the
+// first three named, the rest counted.
+TEST(AliasShadowWarning, OneWarningPerGlobalForManyAliases) {
+  ScriptDir dir;
+  std::string tapset;
+  for (int i = 1; i <= 5; ++i)
+    tapset +=
+        "probe many.a" + std::to_string(i) + " = begin {\n  count = " + std::to_string(i) + "\n}\n";
+  dir.write("tap/many.probe", tapset);
+  dir.write("app.probe", "global count\nprobe many.* { count++ }\n");
+  auto r = dir.sonde({"-p2", "-I", "tap", "app.probe"});
+  EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+  EXPECT_EQ(r.stderrText, "WARNING: global 'count' shadows local 'count' of 5 probe aliases: "
+                          "many.a1 (tap/many.probe:2:3), many.a2 (tap/many.probe:5:3), many.a3 "
+                          "(tap/many.probe:8:3) and 2 more: identifier 'count' at app.probe:1:8\n"
+                          " source: global count\n"
+                          "                ^\n");
+}
+
 TEST(AliasShadowWarning, QuietWithoutACollision) {
   ScriptDir dir;
   dir.write("tap/myalias.probe", kTapset);

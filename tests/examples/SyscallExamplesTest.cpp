@@ -11,9 +11,9 @@
 namespace sonde::examples {
 namespace {
 
-// The tapset that names the raw_syscalls ids.
+// The command the raw_syscalls examples trace.
 std::vector<std::string> withNames(const std::string &targetArgs) {
-  return {"-I", examplePath("syscalls/tapset"), "-c", targetCommand("syscall_mix", targetArgs)};
+  return {"-c", targetCommand("syscall_mix", targetArgs)};
 }
 
 TEST(SyscallExamples, SyscallCounts) {
