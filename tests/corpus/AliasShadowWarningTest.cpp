@@ -2,44 +2,22 @@
 // that local (stap's rule, kept: `global count probe syscall.read { count++ }`
 // adds read's byte counts), and sonde warns, naming the global and the local.
 #include "ProcessRunner.h"
+#include "ScriptDir.h"
 #include "ScriptFiles.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace sonde::test {
 namespace {
 
 constexpr std::chrono::seconds kTimeout{30};
 
-class ScriptDir {
-public:
-  ScriptDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "sonde-shadow-XXXXXX");
-    if (mkdtemp(pattern.data()))
-      path_ = pattern;
-  }
-  ~ScriptDir() {
-    std::error_code ec;
-    if (!path_.empty())
-      std::filesystem::remove_all(path_, ec);
-  }
-  void write(const std::string &name, const std::string &text) const {
-    std::filesystem::create_directories((path_ / name).parent_path());
-    std::ofstream(path_ / name, std::ios::binary) << text;
-  }
-  ProcessResult sonde(const std::vector<std::string> &args) const {
-    return runProcess(SONDE_BINARY, args, path_.string(), kTimeout);
-  }
-
-private:
-  std::filesystem::path path_;
-};
+ProcessResult sonde(const ScriptDir &dir, const std::vector<std::string> &args) {
+  return runProcess(SONDE_BINARY, args, dir.path().string(), kTimeout);
+}
 
 const char *kTapset = "probe myalias = begin {\n"
                       "  count = 5\n"
@@ -50,10 +28,10 @@ const char *kTapset = "probe myalias = begin {\n"
                       "}\n";
 
 TEST(AliasShadowWarning, NamesTheGlobalAndTheAliasLocalAndKeepsStapsResult) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-shadow");
   dir.write("tap/myalias.probe", kTapset);
   dir.write("app.probe", "global count\nprobe myalias { count++; println(count); exit() }\n");
-  auto r = dir.sonde({"-I", "tap", "app.probe"});
+  auto r = sonde(dir, {"-I", "tap", "app.probe"});
   EXPECT_EQ(r.exitCode, 0) << r.stderrText;
   EXPECT_EQ(r.stdoutText, "6\n"); // the alias set the global to 5
   EXPECT_EQ(r.stderrText, "WARNING: global 'count' shadows local 'count' of probe alias myalias "
@@ -65,14 +43,14 @@ TEST(AliasShadowWarning, NamesTheGlobalAndTheAliasLocalAndKeepsStapsResult) {
 // One warning per global, however many aliases it takes the local of: the
 // first three named, the rest counted.
 TEST(AliasShadowWarning, OneWarningPerGlobalForManyAliases) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-shadow");
   std::string tapset;
   for (int i = 1; i <= 5; ++i)
     tapset +=
         "probe many.a" + std::to_string(i) + " = begin {\n  count = " + std::to_string(i) + "\n}\n";
   dir.write("tap/many.probe", tapset);
   dir.write("app.probe", "global count\nprobe many.* { count++ }\n");
-  auto r = dir.sonde({"-p2", "-I", "tap", "app.probe"});
+  auto r = sonde(dir, {"-p2", "-I", "tap", "app.probe"});
   EXPECT_EQ(r.exitCode, 0) << r.stderrText;
   EXPECT_EQ(r.stderrText, "WARNING: global 'count' shadows local 'count' of 5 probe aliases: "
                           "many.a1 (tap/many.probe:2:3), many.a2 (tap/many.probe:5:3), many.a3 "
@@ -82,12 +60,12 @@ TEST(AliasShadowWarning, OneWarningPerGlobalForManyAliases) {
 }
 
 TEST(AliasShadowWarning, QuietWithoutACollision) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-shadow");
   dir.write("tap/myalias.probe", kTapset);
   // `total` is no local of myalias; `seen` is a local of an alias the script
   // does not probe.
   dir.write("app.probe", "global total, seen\nprobe myalias { total++; seen = 2; exit() }\n");
-  auto r = dir.sonde({"-p2", "-I", "tap", "app.probe"});
+  auto r = sonde(dir, {"-p2", "-I", "tap", "app.probe"});
   EXPECT_EQ(r.exitCode, 0) << r.stderrText;
   EXPECT_EQ(r.stderrText.find("shadows"), std::string::npos) << r.stderrText;
 }
@@ -111,8 +89,8 @@ std::string syscallReadCountLine() {
 }
 
 TEST(AliasShadowWarning, SyscallReadsCountLocal) {
-  ScriptDir dir;
-  auto r = dir.sonde({"-p2", "-e", "global count probe syscall.read { count++ }"});
+  ScriptDir dir("sonde-shadow");
+  auto r = sonde(dir, {"-p2", "-e", "global count probe syscall.read { count++ }"});
   EXPECT_EQ(r.exitCode, 0) << r.stderrText;
   std::string where = "syscalls.probe:" + syscallReadCountLine() +
                       ":3): identifier 'count' at "
@@ -127,7 +105,7 @@ TEST(AliasShadowWarning, SyscallReadsCountLocal) {
   EXPECT_EQ(r.stdoutText.rfind("# globals\ncount:long\n", 0), 0u) << r.stdoutText;
   EXPECT_EQ(r.stdoutText.find("  count:long"), std::string::npos) << r.stdoutText;
 
-  auto quiet = dir.sonde({"-p2", "-e", "global n probe syscall.read { n++ }"});
+  auto quiet = sonde(dir, {"-p2", "-e", "global n probe syscall.read { n++ }"});
   EXPECT_EQ(quiet.exitCode, 0);
   EXPECT_EQ(quiet.stderrText, "");
 }

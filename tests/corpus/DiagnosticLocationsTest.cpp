@@ -2,47 +2,22 @@
 // named the same file (stap elides the repeated name: "at :1:33"): several
 // errors in one script, and errors in a script and in a tapset it uses.
 #include "ProcessRunner.h"
+#include "ScriptDir.h"
 
 #include <gtest/gtest.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 namespace sonde::test {
 namespace {
 
 constexpr std::chrono::seconds kTimeout{30};
 
-// A private directory for a script and its tapsets, removed at the end.
-class ScriptDir {
-public:
-  ScriptDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "sonde-diag-XXXXXX");
-    if (mkdtemp(pattern.data()))
-      path_ = pattern;
-  }
-  ~ScriptDir() {
-    std::error_code ec;
-    if (!path_.empty())
-      std::filesystem::remove_all(path_, ec);
-  }
-  void write(const std::string &name, const std::string &text) const {
-    std::filesystem::create_directories((path_ / name).parent_path());
-    std::ofstream(path_ / name, std::ios::binary) << text;
-  }
-  ProcessResult sonde(const std::vector<std::string> &args) const {
-    return runProcess(SONDE_BINARY, args, path_.string(), kTimeout);
-  }
-
-private:
-  std::filesystem::path path_;
-};
+ProcessResult sonde(const ScriptDir &dir, const std::vector<std::string> &args) {
+  return runProcess(SONDE_BINARY, args, dir.path().string(), kTimeout);
+}
 
 TEST(DiagnosticLocations, TwoErrorsInOneScriptBothNameIt) {
-  ScriptDir dir;
-  auto r = dir.sonde({"-p2", "-e", "probe begin { x = 1 + \"a\" ; y = \"b\" - 2}"});
+  ScriptDir dir("sonde-diag");
+  auto r = sonde(dir, {"-p2", "-e", "probe begin { x = 1 + \"a\" ; y = \"b\" - 2}"});
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_EQ(r.stderrText,
             "semantic error: type mismatch: expected long but found string: string 'a' at "
@@ -59,10 +34,10 @@ TEST(DiagnosticLocations, TwoErrorsInOneScriptBothNameIt) {
 }
 
 TEST(DiagnosticLocations, ErrorsInAScriptAndItsTapsetNameTheirFiles) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-diag");
   dir.write("tap/helpers.probe", "function helper() {\n  return 1 + \"x\"\n}\n");
   dir.write("app.probe", "probe begin {\n  println(helper())\n  y = \"b\" - 2\n}\n");
-  auto r = dir.sonde({"-p2", "-I", "tap", "app.probe"});
+  auto r = sonde(dir, {"-p2", "-I", "tap", "app.probe"});
   EXPECT_EQ(r.exitCode, 1);
   std::string out = r.stderrText;
   // Each error names its own file, whichever was printed before it.
@@ -72,9 +47,9 @@ TEST(DiagnosticLocations, ErrorsInAScriptAndItsTapsetNameTheirFiles) {
 }
 
 TEST(DiagnosticLocations, WarningsAndParseErrorsNameTheirFiles) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-diag");
   dir.write("warn.probe", "global unused_a\nglobal unused_b\nprobe begin { exit() }\n");
-  auto w = dir.sonde({"-p2", "warn.probe"});
+  auto w = sonde(dir, {"-p2", "warn.probe"});
   EXPECT_EQ(w.exitCode, 0) << w.stderrText;
   EXPECT_NE(w.stderrText.find("identifier 'unused_a' at warn.probe:1:8\n"), std::string::npos)
       << w.stderrText;
@@ -82,7 +57,7 @@ TEST(DiagnosticLocations, WarningsAndParseErrorsNameTheirFiles) {
       << w.stderrText;
 
   dir.write("parse.probe", "probe begin { x = (1 }\nprobe end { y = (2 }\n");
-  auto p = dir.sonde({"-p1", "parse.probe"});
+  auto p = sonde(dir, {"-p1", "parse.probe"});
   EXPECT_EQ(p.exitCode, 1);
   EXPECT_NE(p.stderrText.find("at parse.probe:1:"), std::string::npos) << p.stderrText;
   EXPECT_NE(p.stderrText.find("at parse.probe:2:"), std::string::npos) << p.stderrText;

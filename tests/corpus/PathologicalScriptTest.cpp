@@ -6,13 +6,13 @@
 // with a signal; the work is bounded by a CPU-time limit (`ulimit -t`), many
 // times what it takes.
 #include "ProcessRunner.h"
+#include "ScriptDir.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <unistd.h>
 
 namespace sonde::test {
@@ -23,29 +23,6 @@ constexpr int kCpuSeconds = 8;        // each run; these take 0.1 to 2.5 s
 constexpr int kSmallStackKb = 1024;   // `ulimit -s 1024`
 constexpr size_t kDepthLimit = 10000; // parse/Parser.cpp
 constexpr size_t kNestingLimit = 1000;
-
-// A private directory for the generated scripts, removed at the end.
-class ScriptDir {
-public:
-  ScriptDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "sonde-limits-XXXXXX");
-    if (mkdtemp(pattern.data()))
-      path_ = pattern;
-  }
-  ~ScriptDir() {
-    std::error_code ec;
-    if (!path_.empty())
-      std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path &path() const { return path_; }
-  std::string write(const std::string &name, const std::string &text) const {
-    std::ofstream(path_ / name, std::ios::binary) << text;
-    return name;
-  }
-
-private:
-  std::filesystem::path path_;
-};
 
 // `sonde ARGS` in `dir` under a CPU-time limit and, if given, a stack limit.
 ProcessResult sondeLimited(const ScriptDir &dir, const std::vector<std::string> &args,
@@ -84,7 +61,7 @@ const char *const kBinaryOperators[] = {"+", "-",  "*",  "/", "%",  "<<", ">>", 
 // The 70,000-term `1+1+...` of issue 19 overflowed the stack in pass 3; every
 // left-associative chain now counts against the depth limit in the parser.
 TEST(PathologicalScripts, LongChainsOfEveryOperatorStopAtTheDepthLimit) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   std::string script = "global s\n";
   size_t probes = 0;
   for (const std::string op : kBinaryOperators) {
@@ -105,7 +82,7 @@ TEST(PathologicalScripts, LongChainsOfEveryOperatorStopAtTheDepthLimit) {
 
 // Nesting of every kind past its limit: a parse error, not a crash.
 TEST(PathologicalScripts, DeepNestingOfEveryKindStopsAtTheNestingLimit) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   const size_t n = 5 * kNestingLimit;
   const std::vector<std::string> bodies = {
       "println(" + repeat("(", n) + "1" + repeat(")", n) + ")",
@@ -136,7 +113,7 @@ TEST(PathologicalScripts, DeepNestingOfEveryKindStopsAtTheNestingLimit) {
 // The deepest scripts the limits let through compile, on a 1 MiB stack too:
 // the compiler runs on a stack of its own, sized for them.
 TEST(PathologicalScripts, DeepestAcceptedScriptsCompileOnASmallStack) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   const size_t terms = kDepthLimit - 10, depth = kNestingLimit - 10;
   std::string script = "global a\nfunction f(v) { return v + 1 }\n";
   script += "probe begin { x = 1; println(" + chain("x", "+", terms) + ") }\n";
@@ -159,7 +136,7 @@ TEST(PathologicalScripts, DeepestAcceptedScriptsCompileOnASmallStack) {
 // LLVM's optimiser took quadratic time over; two such in one handler took
 // minutes); now one buffer each, and the result is right.
 TEST(PathologicalScripts, LongConcatenationsCompileAndRun) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   std::string operands = chain("s", ".", 8000);
   std::string script = "probe begin { s = \"ab\"; t = " + operands + "; u = " + operands +
                        "; println(strlen(t), \" \", substr(u, 505, 10)); exit() }\n";
@@ -172,7 +149,7 @@ TEST(PathologicalScripts, LongConcatenationsCompileAndRun) {
 // f0 calls f1 ... calls f1000: 17 s at -p4 (LLVM inlined the chain into every
 // link); only the last links are inlined now.
 TEST(PathologicalScripts, LongCallChainCompilesAndRuns) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   std::string script;
   for (int i = 0; i < 1000; ++i)
     script +=
@@ -187,7 +164,7 @@ TEST(PathologicalScripts, LongCallChainCompilesAndRuns) {
 // Macros that each use the one before twice expanded exponentially (killed
 // after 30 s); the tokens macros may give a file are bounded.
 TEST(PathologicalScripts, ExponentialMacrosStopAtTheTokenLimit) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   for (const std::string base : {"x++;", ""}) {
     std::string script = "@define m0 %( " + base + " %)\n";
     for (int i = 1; i <= 40; ++i)
@@ -208,7 +185,7 @@ TEST(PathologicalScripts, ExponentialMacrosStopAtTheTokenLimit) {
 
 // Each alias of a chain is a level of recursion in pass 2.
 TEST(PathologicalScripts, AliasChainsStopAtTheNestingLimit) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   std::string script = "probe a0 = begin { }\n";
   for (int i = 1; i <= 1500; ++i)
     script += "probe a" + std::to_string(i) + " = a" + std::to_string(i - 1) + " { }\n";
@@ -228,7 +205,7 @@ TEST(PathologicalScripts, AliasChainsStopAtTheNestingLimit) {
 // The module's global layout stores names of at most 4096 characters; a longer
 // one failed at pass 5 with `corrupt global descriptor`.
 TEST(PathologicalScripts, GlobalNamesAreBoundedInPassTwo) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   std::string longest(4096, 'g');
   ProcessResult ok = sondeLimited(
       dir, {dir.write("longest.probe", "global " + longest + "\nprobe begin { " + longest +
@@ -256,7 +233,7 @@ TEST(PathologicalScripts, GlobalNamesAreBoundedInPassTwo) {
 // array on the handler's stack (in a traced process, or a BPF program's 512
 // bytes). Thousands took minutes to compile.
 TEST(PathologicalScripts, PrintArgumentsAreBoundedAsInStap) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   auto printf = [](size_t n) {
     return "probe begin { printf(\"" + repeat("%d", n) + "\\n\"" + repeat(", 1", n) +
            "); exit() }\n";
@@ -291,7 +268,7 @@ TEST(PathologicalScripts, PrintArgumentsAreBoundedAsInStap) {
 // LLVM's loop passes being quadratic in the inline appends' loops), records go
 // through the runtime: the same output.
 TEST(PathologicalScripts, ManyPrintfRecordsInOneHandler) {
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   std::string script = "probe begin {\n";
   std::string expected;
   for (int i = 0; i < 100; ++i) {
@@ -315,7 +292,7 @@ TEST(PathologicalScripts, BpfStackOverflowNamesTheProbe) {
   if (geteuid() != 0 && access("/sys/kernel/tracing/events/sched/sched_switch/format", R_OK) != 0 &&
       access("/sys/kernel/debug/tracing/events/sched/sched_switch/format", R_OK) != 0)
     GTEST_SKIP() << "tracefs is not readable by this user";
-  ScriptDir dir;
+  ScriptDir dir("sonde-limits");
   // Three sprintf calls of 32 values each in one statement: 768 bytes at once.
   std::string sprintf = "sprintf(\"" + repeat("%d ", 32) + "\"" + repeat(", n", 32) + ")";
   std::string script = "global n\nprobe kernel.trace(\"sched:sched_switch\") {\n  printf(\"%s "
