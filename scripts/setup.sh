@@ -18,6 +18,8 @@ packages=(
   python3.11-minimal
   # comparisons in tests and benchmarks
   lttng-tools liblttng-ust-dev babeltrace2 bpftrace systemtap-sdt-dev
+  # random C programs for the stock-marker differential test (tests/differential)
+  csmith libcsmith-dev
 )
 
 missing=()
