@@ -1,0 +1,103 @@
+// Whether a stock <sys/sdt.h> marker site (a 1-byte NOP at `pc`) can take the
+// jump path of issue 21, decided from the machine code of its ELF object with
+// LLVM's x86 disassembler; not yet used for patching.
+//
+// The plan displaces the NOP and the whole instructions after it until at
+// least 5 bytes are covered (room for a `jmp rel32`); each displaced
+// instruction says how a stub must relocate it. The region is refused, with a
+// reason, when executing it anywhere but from its first byte could happen or
+// when an instruction cannot be moved:
+//  - the enclosing function: its .eh_frame FDE, else its sized symbol; none
+//    found, bytes that do not decode from its start, or `pc` not on an
+//    instruction boundary of that linear decode;
+//  - a direct branch of the function, or of any code of the object (decoded
+//    linearly, which covers .cold parts), to an address strictly inside it;
+//  - an indirect jump anywhere in the function (its targets are not read);
+//  - an exception landing pad (the FDE's LSDA call-site table) or a symbol
+//    strictly inside it; the region running past the function's end;
+//  - a call, syscall/sysenter, int/int3, ud1/ud2, endbr, loop/jrcxz (rel8
+//    only), xbegin, or an instruction the decoder does not know, in it.
+// Prefer refusal to a guess: anything not understood refuses.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sonde::codegen {
+
+enum class DisplacedKind {
+  Copy,        // position-independent: copied byte for byte
+  RipRelative, // a rip-relative operand: its disp32 re-encoded for the stub
+  Branch,      // a direct jmp/jcc (rel8 or rel32): re-targeted as rel32 to `target`
+  Return,      // ret: copied as it is
+};
+
+struct DisplacedInstruction {
+  uint64_t address = 0;
+  uint32_t size = 0;
+  DisplacedKind kind = DisplacedKind::Copy;
+  uint32_t dispOffset = 0;  // RipRelative: the disp32 field's offset in the instruction
+  uint32_t dispSize = 0;    // RipRelative: 4
+  uint64_t target = 0;      // RipRelative: the operand's address; Branch: the destination
+  bool conditional = false; // Branch: a jcc (falls through when not taken)
+  std::string text;         // AT&T disassembly, for reports
+};
+
+struct StockSitePlan {
+  uint64_t pc = 0;
+  uint32_t length = 0; // [pc, pc + length), at least 5
+  std::vector<DisplacedInstruction> instructions;
+  // The last instruction is a jmp or ret: the stub does not jump back.
+  bool endsInTransfer = false;
+};
+
+enum class StockSiteRefusal {
+  NoFunction,
+  FunctionUndecodable,
+  NotAnInstructionBoundary,
+  NotANop,
+  BranchIntoRegion,
+  IndirectJump,
+  LandingPadInRegion,
+  UnreadableExceptionTable,
+  SymbolInRegion,
+  RegionPastFunctionEnd,
+  CallInRegion,
+  SystemInstructionInRegion, // syscall, sysenter, int, int3, ud1, ud2
+  EndbrInRegion,
+  ShortBranchOnlyInRegion, // loop, loope, loopne, jrcxz, jecxz
+  UnknownInstructionInRegion,
+};
+
+// A stable name for reports ("branch-into-region").
+const char *refusalName(StockSiteRefusal refusal);
+
+struct StockSiteDecision {
+  std::optional<StockSitePlan> plan; // set: the jump path
+  StockSiteRefusal refusal = StockSiteRefusal::NoFunction;
+  std::string reason; // human text naming the addresses and instruction
+  // The enclosing function's bounds, when found (for reports).
+  uint64_t functionStart = 0, functionEnd = 0;
+};
+
+class StockSiteAnalysis {
+public:
+  // Reads the ELF object at `path`; an unreadable file refuses every site
+  // (NoFunction).
+  explicit StockSiteAnalysis(const std::string &path);
+  ~StockSiteAnalysis();
+  StockSiteAnalysis(const StockSiteAnalysis &) = delete;
+  StockSiteAnalysis &operator=(const StockSiteAnalysis &) = delete;
+
+  // The decision for a 1-byte NOP at link-time address `pc`.
+  StockSiteDecision analyse(uint64_t pc);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sonde::codegen
