@@ -34,10 +34,11 @@ llvm::StringRef X86Decoder::opcodeName(const llvm::MCInst &inst) const {
   return instrInfo->getName(inst.getOpcode());
 }
 
-std::string X86Decoder::text(const llvm::MCInst &inst, uint64_t address) const {
+std::string X86Decoder::text(const llvm::MCInst &inst, uint64_t address, uint64_t size) const {
   std::string out;
   llvm::raw_string_ostream os(out);
-  printer->printInst(&inst, address, "", *subtarget, os);
+  // X86's printer adds branch displacements to the address it is given: the next instruction's.
+  printer->printInst(&inst, address + size, "", *subtarget, os);
   os.flush();
   size_t first = out.find_first_not_of(" \t");
   out = first == std::string::npos ? "" : out.substr(first);

@@ -41,8 +41,9 @@ struct X86Decoder {
   static X86Decoder *get();
   // The instruction's name as LLVM spells its opcode (e.g. "JMP_1", "SYSCALL").
   llvm::StringRef opcodeName(const llvm::MCInst &inst) const;
-  // The instruction in AT&T syntax ("movq 0x10(%rip), %rax").
-  std::string text(const llvm::MCInst &inst, uint64_t address) const;
+  // The `size`-byte instruction at `address` in AT&T syntax, branch targets
+  // as addresses ("jne 0x4623be").
+  std::string text(const llvm::MCInst &inst, uint64_t address, uint64_t size) const;
 
 private:
   bool init();

@@ -331,8 +331,8 @@ struct StockSiteAnalysis::Impl {
     }
     if (!whole)
       return refuse(d, StockSiteRefusal::FunctionUndecodable,
-                    "bytes at " + hex(decodedEnd) + " of the function at " +
-                        hex(function->start) + " do not decode");
+                    "bytes at " + hex(decodedEnd) + " of the function at " + hex(function->start) +
+                        " do not decode");
     uint64_t end = pc + plan.length;
     auto inside = [&](uint64_t a) { return a > pc && a < end; };
 
@@ -342,8 +342,8 @@ struct StockSiteAnalysis::Impl {
       if ((mia.isBranch(i.inst) || mia.isCall(i.inst)) &&
           mia.evaluateBranch(i.inst, i.address, i.size, target) && inside(target))
         return refuse(d, StockSiteRefusal::BranchIntoRegion,
-                      "`" + x.text(i.inst, i.address) + "` at " + hex(i.address) + " targets " +
-                          hex(target));
+                      "`" + x.text(i.inst, i.address, i.size) + "` at " + hex(i.address) +
+                          " targets " + hex(target));
     }
     const auto &targets = code.branchTargets();
     for (uint64_t a = pc + 1; a < end; ++a)
@@ -353,7 +353,7 @@ struct StockSiteAnalysis::Impl {
     for (const Decoded &i : insts)
       if (mia.isIndirectBranch(i.inst) && !mia.isCall(i.inst))
         return refuse(d, StockSiteRefusal::IndirectJump,
-                      "indirect jump in function: `" + x.text(i.inst, i.address) + "` at " +
+                      "indirect jump in function: `" + x.text(i.inst, i.address, i.size) + "` at " +
                           hex(i.address));
     if (fde && fde->lsda) {
       std::vector<uint64_t> pads;
@@ -379,7 +379,7 @@ struct StockSiteAnalysis::Impl {
     DisplacedInstruction out;
     out.address = i.address;
     out.size = static_cast<uint32_t>(i.size);
-    out.text = x.text(i.inst, i.address);
+    out.text = x.text(i.inst, i.address, i.size);
     std::string where = "`" + out.text + "` at " + hex(i.address) + " in the region";
     llvm::StringRef name = x.opcodeName(i.inst);
     if (mia.isCall(i.inst)) {

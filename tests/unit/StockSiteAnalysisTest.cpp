@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -101,6 +102,9 @@ TEST_F(StockSiteAnalysisTest, ConditionalBranchIsRetargeted) {
   EXPECT_TRUE(jcc.conditional);
   EXPECT_EQ(jcc.size, 2u);
   EXPECT_EQ(jcc.target, at("jcc_dest"));
+  char text[32];
+  std::snprintf(text, sizeof text, "jne 0x%llx", (unsigned long long)at("jcc_dest"));
+  EXPECT_EQ(jcc.text, text);
   EXPECT_FALSE(d.plan->endsInTransfer);
 }
 
@@ -134,7 +138,8 @@ TEST_F(StockSiteAnalysisTest, BranchIntoTheRegionRefuses) {
 
 TEST_F(StockSiteAnalysisTest, IndirectJumpInTheFunctionRefuses) {
   expectRefused("indirect", StockSiteRefusal::IndirectJump);
-  EXPECT_NE(site("indirect").reason.find("indirect jump in function"), std::string::npos);
+  EXPECT_NE(site("indirect").reason.find("indirect jump in function: `jmpq *%rax`"),
+            std::string::npos);
 }
 
 TEST_F(StockSiteAnalysisTest, InstructionsThatCannotMoveRefuse) {
