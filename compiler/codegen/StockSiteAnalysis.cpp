@@ -309,7 +309,9 @@ struct StockSiteAnalysis::Impl {
                     hex(pc) + " is not an instruction boundary of the function decoded from " +
                         hex(function->start));
 
-    // The region: the NOP and whole instructions until 5 bytes are covered.
+    // The region: the NOP and whole instructions until 5 bytes are covered. A
+    // jmp or ret before that does not end it: the bytes after it are displaced
+    // too (the stub never runs them) and checked like the rest.
     StockSitePlan plan;
     plan.pc = pc;
     for (auto it = at; plan.length < kJumpSize; ++it) {
@@ -326,7 +328,7 @@ struct StockSiteAnalysis::Impl {
         return d;
       plan.instructions.push_back(*moved);
       plan.length += static_cast<uint32_t>(it->size);
-      plan.endsInTransfer = moved->kind == DisplacedKind::Return ||
+      plan.endsInTransfer = plan.endsInTransfer || moved->kind == DisplacedKind::Return ||
                             (moved->kind == DisplacedKind::Branch && !moved->conditional);
     }
     if (!whole)

@@ -3,7 +3,7 @@
 // LLVM's x86 disassembler; not yet used for patching.
 //
 // The plan displaces the NOP and the whole instructions after it until at
-// least 5 bytes are covered (room for a `jmp rel32`); each displaced
+// least 5 bytes are covered (room for a `jmp rel32`), and no more; each displaced
 // instruction says how a stub must relocate it. The region is refused, with a
 // reason, when executing it anywhere but from its first byte could happen or
 // when an instruction cannot be moved:
@@ -50,7 +50,9 @@ struct StockSitePlan {
   uint64_t pc = 0;
   uint32_t length = 0; // [pc, pc + length), at least 5
   std::vector<DisplacedInstruction> instructions;
-  // The last instruction is a jmp or ret: the stub does not jump back.
+  // A jmp or ret in the region: control never reaches its end, the stub needs
+  // no jump back. The region still reaches 5 bytes: instructions after a jmp
+  // or ret come along (never run by the stub, checked like the rest).
   bool endsInTransfer = false;
 };
 

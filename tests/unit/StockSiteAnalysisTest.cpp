@@ -16,14 +16,16 @@ namespace {
 class StockSiteAnalysisTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    std::set<std::string> names{"rip_data", "jcc_dest",        "jmp_dest",
-                                "plain",    "mid_instruction", "inner_symbol"};
-    for (const char *c :
-         {"plain",       "rip_load",          "rip_store_imm",    "jcc_short", "jmp_ends",
-          "ret_ends",    "branch_inside",     "branch_from_cold", "indirect",  "call_in",
-          "syscall_in",  "int3_in",           "ud2_in",           "endbr_in",  "loop_in",
-          "unknown_in",  "undecodable_after", "past_end",         "symbol_in", "not_nop",
-          "landing_pad", "bad_lsda",          "no_function"})
+    std::set<std::string> names{"rip_data",        "jcc_dest",     "jmp_dest",  "plain",
+                                "mid_instruction", "inner_symbol", "short_dest"};
+    for (const char *c : {"plain",       "rip_load",      "rip_store_imm",
+                          "jcc_short",   "jmp_ends",      "jmp_short_then_more",
+                          "ret_ends",    "branch_inside", "branch_from_cold",
+                          "indirect",    "call_in",       "syscall_in",
+                          "int3_in",     "ud2_in",        "endbr_in",
+                          "loop_in",     "unknown_in",    "undecodable_after",
+                          "past_end",    "symbol_in",     "not_nop",
+                          "landing_pad", "bad_lsda",      "no_function"})
       names.insert(std::string("site_") + c);
     std::string error;
     auto found = probes::marker::ElfSymbols::addresses(STOCK_SITES, names, error);
@@ -116,6 +118,18 @@ TEST_F(StockSiteAnalysisTest, JumpEndsTheRegion) {
   EXPECT_EQ(d.plan->instructions[1].kind, DisplacedKind::Branch);
   EXPECT_FALSE(d.plan->instructions[1].conditional);
   EXPECT_EQ(d.plan->instructions[1].target, at("jmp_dest"));
+  EXPECT_TRUE(d.plan->endsInTransfer);
+}
+
+TEST_F(StockSiteAnalysisTest, ShortJumpTakesTheBytesAfterItAlong) {
+  StockSiteDecision d = site("jmp_short_then_more");
+  ASSERT_TRUE(d.plan) << d.reason;
+  EXPECT_EQ(d.plan->length, 6u); // nop, jmp rel8 (2), mov %rdi,%rax (3)
+  ASSERT_EQ(d.plan->instructions.size(), 3u);
+  EXPECT_EQ(d.plan->instructions[1].kind, DisplacedKind::Branch);
+  EXPECT_EQ(d.plan->instructions[1].size, 2u);
+  EXPECT_EQ(d.plan->instructions[1].target, at("short_dest"));
+  EXPECT_EQ(d.plan->instructions[2].kind, DisplacedKind::Copy);
   EXPECT_TRUE(d.plan->endsInTransfer);
 }
 
