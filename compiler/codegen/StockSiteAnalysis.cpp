@@ -254,6 +254,13 @@ std::optional<unsigned> ripDisplacementOperand(const X86Decoder &d, const llvm::
   return std::nullopt;
 }
 
+bool usesEip(const X86Decoder &d, const llvm::MCInst &inst) {
+  for (const llvm::MCOperand &op : inst)
+    if (op.isReg() && op.getReg() && d.registers->getName(op.getReg()) == llvm::StringRef("EIP"))
+      return true;
+  return false;
+}
+
 bool startsWithAny(llvm::StringRef name, std::initializer_list<const char *> prefixes) {
   return std::any_of(prefixes.begin(), prefixes.end(),
                      [&](const char *p) { return name.starts_with(p); });
@@ -388,8 +395,8 @@ struct StockSiteAnalysis::Impl {
       d = refuse(d, StockSiteRefusal::CallInRegion, where);
       return std::nullopt;
     }
-    if (name == "SYSCALL" || name == "SYSENTER" || name == "INT" || name == "INT3" ||
-        name == "INTO" || name == "TRAP" || startsWithAny(name, {"UD1", "UD2", "HLT"})) {
+    if (name == "SYSCALL" || name == "SYSENTER" || name == "TRAP" ||
+        startsWithAny(name, {"INT", "UD", "HLT"})) {
       d = refuse(d, StockSiteRefusal::SystemInstructionInRegion, where);
       return std::nullopt;
     }
@@ -415,6 +422,11 @@ struct StockSiteAnalysis::Impl {
       out.target = target;
       out.conditional = mia.isConditionalBranch(i.inst);
       return out;
+    }
+    if (usesEip(x, i.inst)) {
+      d = refuse(d, StockSiteRefusal::UnknownInstructionInRegion,
+                 where + ": a 32-bit (%eip) address wraps where a stub's would not");
+      return std::nullopt;
     }
     if (std::optional<unsigned> dispOperand = ripDisplacementOperand(x, i.inst)) {
       const CodeSection *s = code.sectionOf(i.address);

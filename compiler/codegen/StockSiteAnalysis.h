@@ -15,8 +15,9 @@
 //  - an indirect jump anywhere in the function (its targets are not read);
 //  - an exception landing pad (the FDE's LSDA call-site table) or a symbol
 //    strictly inside it; the region running past the function's end;
-//  - a call, syscall/sysenter, int/int3, ud1/ud2, endbr, loop/jrcxz (rel8
-//    only), xbegin, or an instruction the decoder does not know, in it.
+//  - a call, syscall/sysenter, int/int3/into, ud1/ud2, hlt, endbr,
+//    loop/jrcxz (rel8 only), xbegin, a 32-bit (%eip) address, or an
+//    instruction the decoder does not know, in it.
 // Prefer refusal to a guess: anything not understood refuses.
 #pragma once
 
