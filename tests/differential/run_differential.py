@@ -47,8 +47,9 @@ probe end {{ foreach (k in hits) printf("%d %d %d\\n", k, hits[k], sums[k]) }}
 
 
 class Program:
-    def __init__(self, seed, csmith_seed, source, markers):
-        self.seed, self.csmith_seed, self.source, self.markers = seed, csmith_seed, source, markers
+    def __init__(self, seed, csmith_seed, source, markers, hits):
+        self.seed, self.csmith_seed, self.source = seed, csmith_seed, source
+        self.markers, self.hits = markers, hits
 
 
 def compile_c(compiler, opt, source, exe):
@@ -100,7 +101,7 @@ def generate(seed, workdir):
             continue
         total = sum(hits for hits, _ in read_counts(counts).values())
         if 1 <= total <= HITS_BUDGET:
-            return Program(seed, csmith_seed, source, markers)
+            return Program(seed, csmith_seed, source, markers, total)
     raise RuntimeError(f"seed {seed}: no usable csmith program in {ATTEMPTS} attempts")
 
 
@@ -110,7 +111,7 @@ def check(program, compiler, opt, sonde, workdir):
     exe = os.path.join(workdir, f"s{program.seed}_{os.path.basename(compiler)}_{opt}")
     try:
         problems, stderr = compare(program, compiler, opt, sonde, workdir, exe)
-    except (RuntimeError, subprocess.TimeoutExpired) as error:
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as error:
         problems, stderr = [str(error)], ""
     if not problems:
         return None
@@ -163,7 +164,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sonde", required=True)
     parser.add_argument("--seeds", default="1-10", help="FIRST-LAST")
-    parser.add_argument("--compilers", default="gcc,clang")
+    parser.add_argument("--compilers", default="gcc,clang-19")
     parser.add_argument("--opts", default="O0,O2")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", help="work in this directory and keep it")
@@ -194,7 +195,8 @@ def main():
                 failures.append(report)
                 print(report, flush=True)
     print(f"{builds} builds of {len(programs)} csmith programs "
-          f"({sum(p.markers for p in programs)} markers; compilers {args.compilers}; "
+          f"({sum(p.markers for p in programs)} markers, {sum(p.hits for p in programs)} "
+          f"events a build; compilers {args.compilers}; "
           f"flags {args.opts}): {builds - len(failures)} identical, {len(failures)} failed")
     if not failures and not args.keep:
         shutil.rmtree(workdir)
