@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from insert_markers import instrument  # noqa: E402
 
@@ -83,8 +84,9 @@ def generate(seed, workdir):
     for attempt in range(ATTEMPTS):
         csmith_seed = seed * 1000 + attempt
         raw = os.path.join(workdir, f"s{seed}.raw.c")
+        # cwd: csmith writes a platform.info where it runs.
         subprocess.run(["csmith", "--seed", str(csmith_seed), "-o", raw, *CSMITH_OPTIONS],
-                       check=True, capture_output=True)
+                       check=True, capture_output=True, cwd=workdir)
         with open(raw) as f:
             text, markers = instrument(f.read(), csmith_seed, MARKERS)
         source = os.path.join(workdir, f"s{seed}.c")
