@@ -84,9 +84,16 @@ def generate(seed, workdir):
     for attempt in range(ATTEMPTS):
         csmith_seed = seed * 1000 + attempt
         raw = os.path.join(workdir, f"s{seed}.raw.c")
-        # cwd: csmith writes a platform.info where it runs.
-        subprocess.run(["csmith", "--seed", str(csmith_seed), "-o", raw, *CSMITH_OPTIONS],
-                       check=True, capture_output=True, cwd=workdir)
+        # csmith writes a platform.info where it runs: a directory of its own
+        # per seed, since the seeds are generated in parallel (two writing one
+        # file made csmith fail).
+        own = os.path.join(workdir, f"csmith-{seed}")
+        os.makedirs(own, exist_ok=True)
+        made = subprocess.run(["csmith", "--seed", str(csmith_seed), "-o", raw, *CSMITH_OPTIONS],
+                              capture_output=True, text=True, cwd=own)
+        if made.returncode != 0:
+            raise RuntimeError(f"seed {seed}: csmith --seed {csmith_seed} failed "
+                               f"(status {made.returncode}): {made.stderr.strip()}")
         with open(raw) as f:
             text, markers = instrument(f.read(), csmith_seed, MARKERS)
         source = os.path.join(workdir, f"s{seed}.c")
