@@ -68,13 +68,14 @@ __attribute__((constructor)) void resolveExecCalls() {
   realPosixSpawnp = next<PosixSpawn>("posix_spawnp");
 }
 
-// posix_spawn(p): the child execs; the caller goes on, so only the agent's
-// descriptors lose close-on-exec, for the time of the call.
-__attribute__((noinline)) int tracedSpawn(bool search, pid_t *pid, const char *file,
-                                          const posix_spawn_file_actions_t *actions,
-                                          const posix_spawnattr_t *attr, char *const argv[],
-                                          char *const envp[]) {
-  bool follow = followExec(file, search, -1);
+// Runs `call` with the environment the exec'd program gets: the agent's
+// contract added when the exec is followed, undone when it returns (the exec
+// failed, or posix_spawn's caller goes on). The copy lives on this frame, so
+// nothing is allocated: safe in a vfork child.
+template <typename Call>
+__attribute__((noinline)) int withFollowedEnvironment(const char *file, bool search, int fd,
+                                                      char *const envp[], Call call) {
+  bool follow = followExec(file, search, fd);
   char *const *env = envp;
   if (follow) {
     if (size_t bytes = followEnvironmentBytes(envp); bytes > 0) {
@@ -84,31 +85,34 @@ __attribute__((noinline)) int tracedSpawn(bool search, pid_t *pid, const char *f
       follow = false;
     }
   }
-  int rc = (search ? realPosixSpawnp : realPosixSpawn)(pid, file, actions, attr, argv, env);
-  if (follow)
-    undoFollowExec();
-  return rc;
-}
-
-__attribute__((noinline)) int tracedExec(ExecKind kind, const char *file, int fd,
-                                         char *const argv[], char *const envp[]) {
-  bool prepared = prepareExec();
-  bool follow = followExec(kind == ExecKind::Fd ? nullptr : file, kind == ExecKind::Search, fd);
-  char *const *env = envp;
-  if (follow) {
-    if (size_t bytes = followEnvironmentBytes(envp); bytes > 0) {
-      env = followEnvironment(envp, alloca(bytes));
-    } else {
-      undoFollowExec();
-      follow = false;
-    }
-  }
-  int rc = kind == ExecKind::Path     ? realExecve(file, argv, env)
-           : kind == ExecKind::Search ? realExecvpe(file, argv, env)
-                                      : realFexecve(fd, argv, env);
+  int rc = call(env);
   int saved = errno;
   if (follow)
     undoFollowExec();
+  errno = saved;
+  return rc;
+}
+
+// posix_spawn(p): the child execs; the caller goes on, so only the agent's
+// descriptors lose close-on-exec, for the time of the call.
+int tracedSpawn(bool search, pid_t *pid, const char *file,
+                const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+                char *const argv[], char *const envp[]) {
+  return withFollowedEnvironment(file, search, -1, envp, [&](char *const *env) {
+    return (search ? realPosixSpawnp : realPosixSpawn)(pid, file, actions, attr, argv, env);
+  });
+}
+
+int tracedExec(ExecKind kind, const char *file, int fd, char *const argv[], char *const envp[]) {
+  bool prepared = prepareExec();
+  int rc = withFollowedEnvironment(kind == ExecKind::Fd ? nullptr : file, kind == ExecKind::Search,
+                                   fd, envp, [&](char *const *env) {
+                                     return kind == ExecKind::Path ? realExecve(file, argv, env)
+                                            : kind == ExecKind::Search
+                                                ? realExecvpe(file, argv, env)
+                                                : realFexecve(fd, argv, env);
+                                   });
+  int saved = errno;
   if (prepared)
     execFailed();
   errno = saved;
