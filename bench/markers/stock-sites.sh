@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stock <sys/sdt.h> sites of real binaries (issue 21): how many StockSiteAnalysis
-# would put on the jump path and why the others must stay a trap. Not a timing:
+# puts on the jump path and why the others must stay a trap. Not a timing:
 # the analysis is what sonde decides from the files' machine code, so the
 # table only changes with the analysis or the binaries. Runs build/bench/stock_sites
 # ($STOCK_SITES overrides; bench/markers/stock_sites.cpp) over $STOCK_SITE_BINARIES
@@ -26,8 +26,8 @@ section=$tmp/section.md
   echo "## Stock sys/sdt.h sites: jump path or trap (issue 21)"
   echo
   echo "Run $(date -u '+%F %H:%M UTC'), commit $(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- 2> /dev/null || echo ' + uncommitted changes'),"
-  echo "\`bench/markers/stock-sites.sh\` (StockSiteAnalysis, compiler/codegen/README.md: decided,"
-  echo "not yet patched: every stock site still traps today)."
+  echo "\`bench/markers/stock-sites.sh\`: the table is what StockSiteAnalysis"
+  echo "(compiler/codegen/README.md) decides for each site; a refused site stays on the trap path."
   echo
   echo "| binary | sites | jump-eligible | trapped | jump % | refusals |"
   echo "|---|---:|---:|---:|---:|---|"

@@ -18,6 +18,7 @@ const char *kindName(sonde::codegen::DisplacedKind kind) {
   case sonde::codegen::DisplacedKind::RipRelative: return "rip";
   case sonde::codegen::DisplacedKind::Branch: return "branch";
   case sonde::codegen::DisplacedKind::Return: return "ret";
+  case sonde::codegen::DisplacedKind::Call: return "call";
   }
   return "?";
 }

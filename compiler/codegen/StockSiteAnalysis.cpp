@@ -392,8 +392,19 @@ struct StockSiteAnalysis::Impl {
     std::string where = "`" + out.text + "` at " + hex(i.address) + " in the region";
     llvm::StringRef name = x.opcodeName(i.inst);
     if (mia.isCall(i.inst)) {
-      d = refuse(d, StockSiteRefusal::CallInRegion, where);
-      return std::nullopt;
+      // Only `e8 rel32`, 5 bytes: after the 1-byte NOP it always completes the
+      // region, so it is the last instruction and returns to the region's end.
+      // Prefixed forms (66 e8 is a rel16 call on AMD) and indirect calls refuse.
+      const CodeSection *s = code.sectionOf(i.address);
+      uint64_t target = 0;
+      if (name != "CALL64pcrel32" || i.size != 5 || s->bytes[i.address - s->address] != 0xe8 ||
+          !mia.evaluateBranch(i.inst, i.address, i.size, target)) {
+        d = refuse(d, StockSiteRefusal::CallInRegion, where);
+        return std::nullopt;
+      }
+      out.kind = DisplacedKind::Call;
+      out.target = target;
+      return out;
     }
     if (name == "SYSCALL" || name == "SYSENTER" || name == "TRAP" ||
         startsWithAny(name, {"INT", "UD", "HLT"})) {

@@ -1,6 +1,6 @@
 // Whether a stock <sys/sdt.h> marker site (a 1-byte NOP at `pc`) can take the
 // jump path of issue 21, decided from the machine code of its ELF object with
-// LLVM's x86 disassembler; not yet used for patching.
+// LLVM's x86 disassembler.
 //
 // The plan displaces the NOP and the whole instructions after it until at
 // least 5 bytes are covered (room for a `jmp rel32`), and no more; each displaced
@@ -15,8 +15,10 @@
 //  - an indirect jump anywhere in the function (its targets are not read);
 //  - an exception landing pad (the FDE's LSDA call-site table) or a symbol
 //    strictly inside it; the region running past the function's end;
-//  - a call, syscall/sysenter, int/int3/into, ud1/ud2, hlt, endbr,
-//    loop/jrcxz (rel8 only), xbegin, a 32-bit (%eip) address, or an
+//  - a call other than a direct `call rel32` (e8, 5 bytes: after the NOP it
+//    always completes the region, so it is the last instruction and returns
+//    to the region's end), syscall/sysenter, int/int3/into, ud1/ud2, hlt,
+//    endbr, loop/jrcxz (rel8 only), xbegin, a 32-bit (%eip) address, or an
 //    instruction the decoder does not know, in it.
 // Prefer refusal to a guess: anything not understood refuses.
 #pragma once
@@ -34,6 +36,9 @@ enum class DisplacedKind {
   RipRelative, // a rip-relative operand: its disp32 re-encoded for the stub
   Branch,      // a direct jmp/jcc (rel8 or rel32): re-targeted as rel32 to `target`
   Return,      // ret: copied as it is
+  Call,        // a direct `call rel32`, always the region's last instruction: the stub
+               // pushes the original return address (address + size, the region's end)
+               // and jumps to `target`, so unwinders and exceptions see the original one
 };
 
 struct DisplacedInstruction {
@@ -42,7 +47,7 @@ struct DisplacedInstruction {
   DisplacedKind kind = DisplacedKind::Copy;
   uint32_t dispOffset = 0;  // RipRelative: the disp32 field's offset in the instruction
   uint32_t dispSize = 0;    // RipRelative: 4
-  uint64_t target = 0;      // RipRelative: the operand's address; Branch: the destination
+  uint64_t target = 0;      // RipRelative: the operand's address; Branch, Call: the destination
   bool conditional = false; // Branch: a jcc (falls through when not taken)
   std::string text;         // AT&T disassembly, for reports
 };
@@ -53,7 +58,8 @@ struct StockSitePlan {
   std::vector<DisplacedInstruction> instructions;
   // A jmp or ret in the region: control never reaches its end, the stub needs
   // no jump back. The region still reaches 5 bytes: instructions after a jmp
-  // or ret come along (never run by the stub, checked like the rest).
+  // or ret come along (never run by the stub, checked like the rest). A Call
+  // does not set it: its callee returns to the region's end, in the original code.
   bool endsInTransfer = false;
 };
 

@@ -18,15 +18,37 @@ protected:
   static void SetUpTestSuite() {
     std::set<std::string> names{"rip_data",        "jcc_dest",     "jmp_dest",  "plain",
                                 "mid_instruction", "inner_symbol", "short_dest"};
-    for (const char *c : {"plain",       "rip_load",      "rip_store_imm",
-                          "jcc_short",   "jmp_ends",      "jmp_short_then_more",
-                          "ret_ends",    "branch_inside", "branch_from_cold",
-                          "indirect",    "call_in",       "syscall_in",
-                          "int3_in",     "ud2_in",        "endbr_in",
-                          "loop_in",     "unknown_in",    "undecodable_after",
-                          "past_end",    "symbol_in",     "not_nop",
-                          "landing_pad", "bad_lsda",      "no_function",
-                          "int1_in",     "eip_in"})
+    for (const char *c : {"plain",
+                          "rip_load",
+                          "rip_store_imm",
+                          "jcc_short",
+                          "jmp_ends",
+                          "jmp_short_then_more",
+                          "ret_ends",
+                          "branch_inside",
+                          "branch_from_cold",
+                          "indirect",
+                          "call_in",
+                          "syscall_in",
+                          "int3_in",
+                          "ud2_in",
+                          "endbr_in",
+                          "loop_in",
+                          "unknown_in",
+                          "undecodable_after",
+                          "past_end",
+                          "symbol_in",
+                          "not_nop",
+                          "landing_pad",
+                          "bad_lsda",
+                          "no_function",
+                          "int1_in",
+                          "eip_in",
+                          "call_after_mov",
+                          "call_indirect_in",
+                          "call_rip_in",
+                          "call_prefixed_in",
+                          "call_into_region"})
       names.insert(std::string("site_") + c);
     std::string error;
     auto found = probes::marker::ElfSymbols::addresses(STOCK_SITES, names, error);
@@ -145,6 +167,34 @@ TEST_F(StockSiteAnalysisTest, ReturnIsCopiedAsItIs) {
   EXPECT_TRUE(d.plan->endsInTransfer);
 }
 
+TEST_F(StockSiteAnalysisTest, DirectCallCompletesTheRegion) {
+  StockSiteDecision d = site("call_in");
+  ASSERT_TRUE(d.plan) << d.reason;
+  EXPECT_EQ(d.plan->length, 6u); // nop, call rel32; the ret after it stays
+  ASSERT_EQ(d.plan->instructions.size(), 2u);
+  const DisplacedInstruction &call = d.plan->instructions[1];
+  EXPECT_EQ(call.kind, DisplacedKind::Call);
+  EXPECT_EQ(call.target, at("plain"));
+  EXPECT_EQ(call.address + call.size, d.plan->pc + d.plan->length); // returns to the region's end
+  EXPECT_FALSE(d.plan->endsInTransfer);
+
+  d = site("call_after_mov");
+  ASSERT_TRUE(d.plan) << d.reason;
+  EXPECT_EQ(d.plan->length, 9u); // nop, mov %rbx,%rdi (3), call rel32 (5)
+  ASSERT_EQ(d.plan->instructions.size(), 3u);
+  EXPECT_EQ(d.plan->instructions[1].kind, DisplacedKind::Copy);
+  EXPECT_EQ(d.plan->instructions[2].kind, DisplacedKind::Call);
+  EXPECT_EQ(d.plan->instructions[2].target, at("plain"));
+}
+
+TEST_F(StockSiteAnalysisTest, OtherCallsRefuse) {
+  expectRefused("call_indirect_in", StockSiteRefusal::CallInRegion);
+  expectRefused("call_rip_in", StockSiteRefusal::CallInRegion);
+  expectRefused("call_prefixed_in", StockSiteRefusal::CallInRegion);
+  // Its destination (the call itself) is inside the region.
+  expectRefused("call_into_region", StockSiteRefusal::BranchIntoRegion);
+}
+
 TEST_F(StockSiteAnalysisTest, BranchIntoTheRegionRefuses) {
   expectRefused("branch_inside", StockSiteRefusal::BranchIntoRegion);
   // From another function (as from a .cold part): found by the object-wide sweep.
@@ -158,7 +208,6 @@ TEST_F(StockSiteAnalysisTest, IndirectJumpInTheFunctionRefuses) {
 }
 
 TEST_F(StockSiteAnalysisTest, InstructionsThatCannotMoveRefuse) {
-  expectRefused("call_in", StockSiteRefusal::CallInRegion);
   expectRefused("syscall_in", StockSiteRefusal::SystemInstructionInRegion);
   expectRefused("int3_in", StockSiteRefusal::SystemInstructionInRegion);
   expectRefused("ud2_in", StockSiteRefusal::SystemInstructionInRegion);
