@@ -326,9 +326,9 @@ struct StockSiteAnalysis::Impl {
         if (!whole && decodedEnd < function->end)
           return refuse(d, StockSiteRefusal::UnknownInstructionInRegion,
                         "the bytes at " + hex(decodedEnd) + " do not decode");
-        return refuse(d, StockSiteRefusal::RegionPastFunctionEnd,
-                      "the function ends at " + hex(function->end) + ", " +
-                          std::to_string(function->end - pc) + " bytes after the site");
+        if (!appendPadding(plan, *function, d))
+          return d;
+        break;
       }
       std::optional<DisplacedInstruction> moved = classify(*it, d);
       if (!moved)
@@ -379,6 +379,58 @@ struct StockSiteAnalysis::Impl {
       return refuse(d, StockSiteRefusal::SymbolInRegion, "a symbol at " + hex(symbol));
     d.plan = std::move(plan);
     return d;
+  }
+
+  // The region past the function's end, to 5 bytes: only inter-function
+  // padding (int3, NOP encodings) after a jmp or ret of the region, so that
+  // nothing ever runs it; no FDE or function symbol may cover it. Symbols and
+  // branch targets in it are refused with the rest of the region. False with
+  // `d` refused otherwise.
+  bool appendPadding(StockSitePlan &plan, Range function, StockSiteDecision &d) {
+    std::string ends = "the function ends at " + hex(function.end) + ", " +
+                       std::to_string(function.end - plan.pc) + " bytes after the site";
+    if (!plan.endsInTransfer) {
+      d = refuse(d, StockSiteRefusal::RegionPastFunctionEnd,
+                 ends + ", and the region does not leave it by a jmp or ret before");
+      return false;
+    }
+    const X86Decoder &x = code.decoder();
+    const CodeSection *s = code.sectionOf(plan.pc);
+    for (uint64_t a = function.end; plan.length < kJumpSize;) {
+      llvm::MCInst inst;
+      uint64_t size = 0;
+      bool decoded =
+          a - s->address < s->size &&
+          x.disassembler->getInstruction(
+              inst, size,
+              llvm::ArrayRef<uint8_t>(s->bytes + (a - s->address), s->size - (a - s->address)), a,
+              llvm::nulls()) == llvm::MCDisassembler::Success &&
+          size > 0;
+      llvm::StringRef name = decoded ? x.opcodeName(inst) : "";
+      if (!decoded || (name != "INT3" && name != "NOOP" && name != "NOOPL" && name != "NOOPW" &&
+                       name != "NOOPQ")) {
+        d = refuse(d, StockSiteRefusal::RegionPastFunctionEnd,
+                   ends +
+                       (decoded ? ", then `" + x.text(inst, a, size) + "` at " + hex(a)
+                                : ", then bytes that do not decode at " + hex(a)) +
+                       ", not padding");
+        return false;
+      }
+      for (uint64_t b = a; b < a + size; ++b)
+        if (code.fdeAt(b) || code.symbolFunctionAt(b)) {
+          d = refuse(d, StockSiteRefusal::RegionPastFunctionEnd,
+                     ends + ", then " + hex(b) + " of another function");
+          return false;
+        }
+      DisplacedInstruction padding;
+      padding.address = a;
+      padding.size = static_cast<uint32_t>(size);
+      padding.text = x.text(inst, a, size);
+      plan.instructions.push_back(padding);
+      plan.length += static_cast<uint32_t>(size);
+      a += size;
+    }
+    return true;
   }
 
   // How a displaced instruction is relocated, or nullopt with `d` refused.

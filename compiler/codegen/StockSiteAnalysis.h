@@ -14,7 +14,10 @@
 //    linearly, which covers .cold parts), to an address strictly inside it;
 //  - an indirect jump anywhere in the function (its targets are not read);
 //  - an exception landing pad (the FDE's LSDA call-site table) or a symbol
-//    strictly inside it; the region running past the function's end;
+//    strictly inside it; the region running past the function's end, unless
+//    a jmp or ret of the region leaves before the end and only padding
+//    follows it (int3 or NOP encodings no FDE or function symbol covers,
+//    displaced as Copy and never run);
 //  - a call other than a direct `call rel32` (e8, 5 bytes: after the NOP it
 //    always completes the region, so it is the last instruction and returns
 //    to the region's end), syscall/sysenter, int/int3/into, ud1/ud2, hlt,

@@ -48,7 +48,13 @@ protected:
                           "call_indirect_in",
                           "call_rip_in",
                           "call_prefixed_in",
-                          "call_into_region"})
+                          "call_into_region",
+                          "pad_after_ret",
+                          "pad_after_jmp",
+                          "pad_not_padding",
+                          "pad_next_function",
+                          "pad_symbol",
+                          "pad_branch_target"})
       names.insert(std::string("site_") + c);
     std::string error;
     auto found = probes::marker::ElfSymbols::addresses(STOCK_SITES, names, error);
@@ -223,8 +229,35 @@ TEST_F(StockSiteAnalysisTest, FunctionThatDoesNotDecodeRefuses) {
   expectRefused("undecodable_after", StockSiteRefusal::FunctionUndecodable);
 }
 
-TEST_F(StockSiteAnalysisTest, RegionPastTheFunctionEndRefuses) {
+TEST_F(StockSiteAnalysisTest, PaddingAfterTheFunctionsLastTransferComesAlong) {
+  StockSiteDecision d = site("pad_after_ret");
+  ASSERT_TRUE(d.plan) << d.reason;
+  EXPECT_EQ(d.plan->length, 6u); // nop, ret | nopl 0(%rax) (4)
+  ASSERT_EQ(d.plan->instructions.size(), 3u);
+  EXPECT_EQ(d.plan->instructions[1].kind, DisplacedKind::Return);
+  EXPECT_EQ(d.plan->instructions[2].kind, DisplacedKind::Copy);
+  EXPECT_EQ(d.plan->instructions[2].address, d.functionEnd);
+  EXPECT_EQ(d.plan->instructions[2].size, 4u);
+  EXPECT_TRUE(d.plan->endsInTransfer);
+
+  d = site("pad_after_jmp");
+  ASSERT_TRUE(d.plan) << d.reason;
+  EXPECT_EQ(d.plan->length, 5u); // nop, jmp rel8 (2) | int3, int3
+  ASSERT_EQ(d.plan->instructions.size(), 4u);
+  EXPECT_EQ(d.plan->instructions[1].kind, DisplacedKind::Branch);
+  EXPECT_EQ(d.plan->instructions[3].text, "int3");
+  EXPECT_TRUE(d.plan->endsInTransfer);
+}
+
+TEST_F(StockSiteAnalysisTest, RegionPastTheFunctionEndRefusesUnlessPaddingAfterATransfer) {
+  // Falls into the padding: mov is the function's last instruction.
   expectRefused("past_end", StockSiteRefusal::RegionPastFunctionEnd);
+  expectRefused("pad_not_padding", StockSiteRefusal::RegionPastFunctionEnd);
+  EXPECT_NE(site("pad_not_padding").reason.find("`addq $1, %rax`"), std::string::npos)
+      << site("pad_not_padding").reason;
+  expectRefused("pad_next_function", StockSiteRefusal::RegionPastFunctionEnd);
+  expectRefused("pad_symbol", StockSiteRefusal::SymbolInRegion);
+  expectRefused("pad_branch_target", StockSiteRefusal::BranchIntoRegion);
 }
 
 TEST_F(StockSiteAnalysisTest, SymbolInsideTheRegionRefuses) {
