@@ -26,6 +26,9 @@ struct CodegenOptions {
   int64_t jiffyNs = 4000000;
   // CONFIG_HZ of the running kernel, for HZ() in kernel probes; 0 when unknown.
   int64_t kernelHz = 0;
+  // Stock 1-byte sys/sdt.h sites take the jump path where StockSiteAnalysis
+  // allows it; --stock-sites=trap clears it (every such site traps).
+  bool stockJumpPath = true;
 
   CodegenOptions();
 };

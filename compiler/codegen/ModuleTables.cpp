@@ -2,6 +2,7 @@
 
 #include "codegen/RuntimeBuilder.h"
 #include "codegen/SiteVectorAnalysis.h"
+#include "codegen/StockSitePaths.h"
 #include "probes/marker/MarkerCatalog.h"
 #include "runtime/session/MarkerAbi.h"
 #include "runtime/session/ModuleAbi.h"
@@ -94,8 +95,64 @@ llvm::StructType *markerSiteType(llvm::LLVMContext &c) {
     return t;
   llvm::Type *ptr = llvm::PointerType::getUnqual(c), *i32 = llvm::Type::getInt32Ty(c),
              *i64 = llvm::Type::getInt64Ty(c);
-  return llvm::StructType::create(c, {ptr, ptr, ptr, i64, i64, i32, i32, i32, i32, i64},
+  return llvm::StructType::create(c, {ptr, ptr, ptr, i64, i64, i32, i32, i32, i32, i64, ptr},
                                   "sonde_marker_site");
+}
+
+llvm::StructType *codeFixupType(llvm::LLVMContext &c) {
+  llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
+  return llvm::StructType::create(c, {i32, i32, i32, i32, i64}, "sonde_code_fixup");
+}
+
+llvm::StructType *displacedCodeType(llvm::LLVMContext &c) {
+  llvm::Type *ptr = llvm::PointerType::getUnqual(c), *i32 = llvm::Type::getInt32Ty(c);
+  return llvm::StructType::create(c, {i32, i32, ptr, ptr, ptr, ptr, i32, i32},
+                                  "sonde_displaced_code");
+}
+
+bool displacedTypesMirror(const llvm::DataLayout &dl, llvm::StructType *fixupTy,
+                          llvm::StructType *codeTy) {
+  return mirrors(dl, fixupTy,
+                 {offsetof(sonde_code_fixup, offset), offsetof(sonde_code_fixup, kind),
+                  offsetof(sonde_code_fixup, end), offsetof(sonde_code_fixup, reserved),
+                  offsetof(sonde_code_fixup, target)},
+                 sizeof(sonde_code_fixup)) &&
+         mirrors(dl, codeTy,
+                 {offsetof(sonde_displaced_code, length), offsetof(sonde_displaced_code, code_size),
+                  offsetof(sonde_displaced_code, original), offsetof(sonde_displaced_code, code),
+                  offsetof(sonde_displaced_code, fixups),
+                  offsetof(sonde_displaced_code, boundaries),
+                  offsetof(sonde_displaced_code, fixup_count),
+                  offsetof(sonde_displaced_code, boundary_count)},
+                 sizeof(sonde_displaced_code));
+}
+
+// A stock site's relocated code (DisplacedCode.h) as a sonde_displaced_code.
+llvm::Constant *displacedConstant(llvm::Module &m, const DisplacedCode &d,
+                                  llvm::StructType *fixupTy, llvm::StructType *codeTy) {
+  llvm::LLVMContext &c = m.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
+  auto u32 = [&](uint64_t v) { return llvm::ConstantInt::get(i32, v); };
+  auto bytes = [&](const std::vector<uint8_t> &v, const char *name) {
+    return privateConstant(m, llvm::ConstantDataArray::get(c, llvm::ArrayRef<uint8_t>(v)), name);
+  };
+  std::vector<llvm::Constant *> fixups;
+  for (const CodeFixup &f : d.fixups)
+    fixups.push_back(llvm::ConstantStruct::get(
+        fixupTy, {u32(f.offset), u32(static_cast<uint32_t>(f.kind)), u32(f.end), u32(0),
+                  llvm::ConstantInt::get(i64, f.target)}));
+  std::vector<llvm::Constant *> boundaries;
+  for (const CodeBoundary &b : d.boundaries) {
+    boundaries.push_back(u32(b.regionOffset));
+    boundaries.push_back(u32(b.codeOffset));
+  }
+  llvm::Constant *desc = llvm::ConstantStruct::get(
+      codeTy,
+      {u32(d.length), u32(d.code.size()), bytes(d.original, "sonde.displaced.original"),
+       bytes(d.code, "sonde.displaced.code"), tableOf(m, fixupTy, fixups, "sonde.displaced.fixups"),
+       tableOf(m, i32, boundaries, "sonde.displaced.boundaries"), u32(fixups.size()),
+       u32(d.boundaries.size())});
+  return privateConstant(m, desc, "sonde.displaced");
 }
 
 } // namespace
@@ -141,6 +198,7 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   auto *probeTy = llvm::StructType::create(c, {i32, i32, i64, i64, i64, ptr, ptr, ptr, ptr, ptr},
                                            "sonde_probe_desc");
   llvm::StructType *siteTy = markerSiteType(c);
+  llvm::StructType *fixupTy = codeFixupType(c), *displacedTy = displacedCodeType(c);
   auto *locTy = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32}, "sonde_location");
   auto *displayTy = llvm::StructType::create(c, {i32, i32}, "sonde_display_global");
   auto *moduleTy = llvm::StructType::create(c, {i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, ptr,
@@ -159,8 +217,10 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
                offsetof(sonde_marker_site, name), offsetof(sonde_marker_site, pc),
                offsetof(sonde_marker_site, semaphore), offsetof(sonde_marker_site, nop_size),
                offsetof(sonde_marker_site, probe_index), offsetof(sonde_marker_site, vector_save),
-               offsetof(sonde_marker_site, lean_frame), offsetof(sonde_marker_site, load_bias)},
+               offsetof(sonde_marker_site, lean_frame), offsetof(sonde_marker_site, load_bias),
+               offsetof(sonde_marker_site, displaced)},
               sizeof(sonde_marker_site)) &&
+      displacedTypesMirror(dl, fixupTy, displacedTy) &&
       mirrors(dl, locTy,
               {offsetof(sonde_location, kind), offsetof(sonde_location, text),
                offsetof(sonde_location, file), offsetof(sonde_location, line),
@@ -218,13 +278,19 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
   }
   std::vector<llvm::Constant *> sites;
   std::map<std::string, std::unique_ptr<SiteVectorAnalysis>> vectorAnalyses; // by binary
+  StockSitePaths stockPaths(opts.stockJumpPath);
   const bool unwinds = unwindsFromFrames(m);
   for (size_t i = 0; i < facts.probes().size(); ++i) {
     const EmittedProbe &p = facts.probes()[i];
     if (!p.probe->markerSite)
       continue;
     const probes::marker::CatalogSite &s = *p.probe->markerSite;
-    bool jump = s.site.nop == probes::marker::SiteNop::FiveByte;
+    bool fiveByte = s.site.nop == probes::marker::SiteNop::FiveByte;
+    llvm::Constant *displaced = llvm::ConstantPointerNull::get(b.ptrTy());
+    if (s.site.nop == probes::marker::SiteNop::OneByte)
+      if (StockSitePath path = stockPaths.pathFor(s.binary, s.site.pc); path.jump)
+        displaced = displacedConstant(m, *path.jump, fixupTy, displacedTy);
+    bool jump = fiveByte || !displaced->isNullValue();
     SiteVectorSave save = SiteVectorSave::Full; // the trap path saves everything anyway
     if (jump) {
       std::unique_ptr<SiteVectorAnalysis> &a = vectorAnalyses[s.binary];
@@ -238,8 +304,8 @@ bool ModuleTables::emitDescriptor(RuntimeBuilder &b, const ScriptFacts &facts,
         siteTy,
         {str(s.binary), str(s.site.provider), str(s.site.name),
          llvm::ConstantInt::get(i64, s.site.pc), llvm::ConstantInt::get(i64, s.site.semaphore),
-         u32(jump ? 5 : 1), u32(i), u32(static_cast<uint32_t>(save)), u32(leanFrame ? 1 : 0),
-         llvm::ConstantInt::get(i64, 0)}));
+         u32(fiveByte ? 5 : 1), u32(i), u32(static_cast<uint32_t>(save)), u32(leanFrame ? 1 : 0),
+         llvm::ConstantInt::get(i64, 0), displaced}));
   }
   llvm::Constant *siteTable = llvm::ConstantPointerNull::get(b.ptrTy());
   if (!sites.empty()) {

@@ -47,6 +47,8 @@ Script and passes:
   --suppress-time-limits
                      disable MAXACTION and overload limits
   --color[=WHEN]     colour diagnostics: always, never or auto (default auto)
+  --stock-sites=PATH stock sys/sdt.h markers: jump (displaced instructions where
+                     safe, else a trap; default) or trap (every hit a SIGTRAP)
 
 Targets:
   -c CMD             start CMD with the probes attached; stop when it exits
@@ -332,6 +334,15 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv, std::string &
            return false;
          }
          cl.targetStdout = v;
+         return true;
+       }},
+      {"stock-sites",
+       [&](const std::string &v) {
+         if (!oneOf(v, {"jump", "trap"})) {
+           error = "option --stock-sites: expected jump or trap, got '" + v + "'";
+           return false;
+         }
+         cl.stockSitesTrap = v == "trap";
          return true;
        }},
   };

@@ -31,6 +31,7 @@ struct CommandLine {
   bool suppressHandlerErrors = false;
   bool suppressTimeLimits = false;
   bool noGlobalVarDisplay = false;
+  bool stockSitesTrap = false; // --stock-sites=trap
   bool targetStatus = false; // --target-status
   std::string targetStdout;  // --target-stdout: "stdout", "stderr"; "" when not given
   std::string compatible = "5.5";

@@ -122,6 +122,7 @@ std::optional<std::string> codegenOptions(const CommandLine &cl, codegen::Codege
   o.optLevel = cl.optLevel;
   o.displayGlobals = !cl.noGlobalVarDisplay;
   o.probeTiming = cl.probeTiming;
+  o.stockJumpPath = !cl.stockSitesTrap;
   o.limits.suppress_time_limits = cl.suppressTimeLimits ? 1 : 0;
   if (std::string hz = hostKernelConfig("CONFIG_HZ"); !hz.empty())
     if (long n = std::strtol(hz.c_str(), nullptr, 10); n > 0) {
@@ -351,8 +352,9 @@ void compileScript(const CommandLine &cl, std::ostream &out, std::ostream &err,
   if (!bareProcess)
     return finish(1);
   if (cl.listPattern)
-    return finish(listProbePoints({*cl.listPattern, cl.listVariables, *bareProcess},
-                                  frontendOptions(cl, *bareProcess), out, err));
+    return finish(
+        listProbePoints({*cl.listPattern, cl.listVariables, *bareProcess, !cl.stockSitesTrap},
+                        frontendOptions(cl, *bareProcess), out, err));
 
   Frontend fe(err, frontendOptions(cl, *bareProcess));
   fe.diags().setSuppressWarnings(cl.suppressWarnings);

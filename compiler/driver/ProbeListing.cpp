@@ -1,6 +1,7 @@
 #include "driver/ProbeListing.h"
 
 #include "ast/Clone.h"
+#include "codegen/StockSitePaths.h"
 #include "probes/ProbeFamilies.h"
 #include "probes/marker/MarkerCatalog.h"
 #include "probes/tracepoint/KernelBtf.h"
@@ -32,6 +33,8 @@ struct Listing {
   std::string error;
   // -L: the alias points matched (`syscall.openat`), given their variables at the end.
   std::set<std::pair<std::string, std::string>> aliasPoints; // (point, suffix)
+  codegen::StockSitePaths stockPaths;                        // -L: each stock site's path
+  explicit Listing(bool stockJumpPath) : stockPaths(stockJumpPath) {}
 };
 
 std::string hex(uint64_t value) {
@@ -46,29 +49,37 @@ std::string suffixOf(const ast::ProbePoint &p) {
 
 bool hasWildcard(const std::string &name) { return name.find_first_of("*?[") != std::string::npos; }
 
-const char *attachPath(SiteNop nop) {
-  switch (nop) {
-  case SiteNop::FiveByte: return "patched";
-  case SiteNop::OneByte: return "trap";
-  case SiteNop::None: break;
-  }
-  return "unpatchable";
-}
-
 // `$arg1:long ... /* patched at 0x1139, semaphore 0x4010: -4@%eax 8@%rsi */`: the
-// variables as stap prints them, then what the note says and how the site attaches.
-std::string markerVariables(const CatalogSite &s) {
+// variables as stap prints them, then how the site attaches and what the note
+// says. A stock 1-byte site says its path: `jump (N bytes displaced)`, or
+// `trap` with the reason at the end.
+std::string markerVariables(const CatalogSite &s, codegen::StockSitePaths &paths) {
   std::string text;
   if (s.site.argError.empty())
     for (size_t i = 1; i <= s.site.args.size(); ++i)
       text += " $arg" + std::to_string(i) + ":long";
-  text += std::string(" /* ") + attachPath(s.site.nop) + " at " + hex(s.site.pc);
+  std::string trapReason;
+  switch (s.site.nop) {
+  case SiteNop::FiveByte: text += " /* patched"; break;
+  case SiteNop::OneByte:
+    if (codegen::StockSitePath path = paths.pathFor(s.binary, s.site.pc); path.jump) {
+      text += " /* jump (" + std::to_string(path.jump->length) + " bytes displaced)";
+    } else {
+      text += " /* trap";
+      trapReason = path.trapReason;
+    }
+    break;
+  case SiteNop::None: text += " /* unpatchable"; break;
+  }
+  text += " at " + hex(s.site.pc);
   if (s.site.semaphore != 0)
     text += ", semaphore " + hex(s.site.semaphore);
   if (!s.site.argError.empty())
     text += ": bad arguments: " + s.site.argError;
   else if (!s.site.rawArgs.empty())
     text += ": " + s.site.rawArgs;
+  if (!trapReason.empty())
+    text += "; trap: " + trapReason;
   return text + " */";
 }
 
@@ -131,7 +142,7 @@ void listMarkers(const ast::ProbePoint &p, const ListingRequest &request, Listin
         line += ".provider(" + ast::quoteString(s.site.provider) + ")";
       line += ".mark(" + ast::quoteString(s.site.name) + ")" + suffixOf(p);
       if (request.withVariables)
-        line += markerVariables(s);
+        line += markerVariables(s, listing.stockPaths);
       listing.lines.insert(line);
     }
   }
@@ -348,7 +359,7 @@ int listProbePoints(const ListingRequest &request, FrontendOptions options, std:
     err << "sonde: " << option << ": the tapset library does not parse\n";
     return 1;
   }
-  Listing listing;
+  Listing listing(request.stockJumpPath);
   for (const auto &point : fe.script().probes.front()->points) {
     listPoint(*point, request, fe, listing);
     if (!listing.error.empty()) {

@@ -14,6 +14,7 @@ struct ListingRequest {
   std::string pattern;        // one probe point or a comma-separated list
   bool withVariables = false; // -L
   std::string targetCommand;  // -c CMD: what a bare `process` names
+  bool stockJumpPath = true;  // --stock-sites=trap clears it
 };
 
 // Prints the points to `out` and returns the exit status: 0 when something was listed;

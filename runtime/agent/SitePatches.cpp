@@ -1,7 +1,9 @@
 #include "runtime/agent/SitePatches.h"
 
 #include "runtime/agent/CodePatcher.h"
+#include "runtime/agent/DisplacedCode.h"
 #include "runtime/agent/StubPool.h"
+#include "runtime/agent/ThreadSweep.h"
 #include "runtime/agent/TrapHandler.h"
 #include "runtime/agent/XState.h"
 
@@ -60,7 +62,7 @@ bool isExpectedNop(uintptr_t address, uint32_t nopSize) {
 
 // The bytes the patch writes: int3, or a jmp to the stub.
 void patchBytes(const PatchedSite *site, uint8_t out[5]) {
-  if (site->nopSize == 1) {
+  if (site->patchSize == 1) {
     out[0] = kInt3;
     return;
   }
@@ -73,19 +75,28 @@ void patchBytes(const PatchedSite *site, uint8_t out[5]) {
 bool patchIn(PatchedSite *site, std::string *error) {
   uint8_t bytes[5];
   patchBytes(site, bytes);
-  return writeCode(site->address, bytes, site->nopSize, error);
+  return writeCode(site->address, bytes, site->patchSize, error);
 }
 
-} // namespace
-
-bool initPatching(std::string *error) {
-  std::lock_guard<std::recursive_mutex> g(lock);
-  initCodeSync();
-  detectXState();
-  return installTrapHandler(error);
+// A displaced site: the int3 first, so that no thread enters the region any
+// more; then the threads inside it moved to the stub's copy; then the jmp. A
+// thread that cannot be moved keeps the int3 (the site traps, resuming in the
+// copy, which is right whatever the region's bytes are).
+bool patchDisplaced(PatchedSite *site, const sonde_displaced_code &code, std::string *error) {
+  site->patchSize = 1;
+  if (!patchIn(site, error))
+    return false;
+  std::string why;
+  if (!moveThreadsOutOfRegion(code, site->address, reinterpret_cast<uintptr_t>(site->resume), &why))
+    return true;
+  site->patchSize = 5;
+  if (patchIn(site, error))
+    return true;
+  site->patchSize = 1;
+  return true;
 }
 
-// The 5-byte entry for a save and frame kind.
+// The jump entry for a save and frame kind.
 void (*entryFor(VectorSave save, bool leanFrame))() {
   switch (save) {
   case VectorSave::Sse:
@@ -97,39 +108,80 @@ void (*entryFor(VectorSave save, bool leanFrame))() {
   return &sonde_agent_marker_entry;
 }
 
+// A new record for the site, with its stub when it is patched with a jmp.
+PatchedSite *newSite(uintptr_t address, uint32_t nopSize, VectorSave save, bool leanFrame,
+                     DisplacedSite displaced, std::string *error) {
+  auto *site = new PatchedSite;
+  site->address = address;
+  site->nopSize = nopSize;
+  site->patchSize = nopSize;
+  site->save = save;
+  site->leanFrame = leanFrame;
+  std::memcpy(site->original, reinterpret_cast<const void *>(address),
+              displaced.code ? 5 : nopSize);
+  if (nopSize == 5 || displaced.code) {
+    auto entry = reinterpret_cast<uintptr_t>(entryFor(save, leanFrame));
+    Stub stub = makeStub(
+        address, entry, site, displaced.code ? displaced.code->code_size : 5,
+        [&](uint8_t *at, std::string *e) {
+          return displaced.code ? writeDisplaced(at, *displaced.code, displaced.bias, e)
+                                : writeJumpBack(at, address, e);
+        },
+        error);
+    if (!stub.code) {
+      delete site;
+      return nullptr;
+    }
+    site->stub = stub.code;
+    if (displaced.code) {
+      site->resume = stub.continuation;
+      site->regionLength = displaced.code->length;
+    }
+  }
+  return site;
+}
+
+} // namespace
+
+bool initPatching(std::string *error) {
+  std::lock_guard<std::recursive_mutex> g(lock);
+  initCodeSync();
+  detectXState();
+  return installTrapHandler(error);
+}
+
 PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, bool leanFrame,
-                        MarkerHook *hook, std::string *error) {
+                        MarkerHook *hook, std::string *error, DisplacedSite displaced) {
   std::lock_guard<std::recursive_mutex> g(lock);
   PatchedSite *site = trapSiteAt(address);
   if (site && site->hook.load()) {
     *error = "site at " + hexAddress(address) + " is already attached";
     return nullptr;
   }
+  if (displaced.code && (nopSize != 1 || displaced.code->length < 5 ||
+                         std::memcmp(reinterpret_cast<const void *>(address),
+                                     displaced.code->original, displaced.code->length) != 0)) {
+    *error = "the " + std::to_string(displaced.code->length) + " bytes at " + hexAddress(address) +
+             " are not the ones sonde read in the file";
+    return nullptr;
+  }
   if (!isExpectedNop(address, nopSize)) {
     *error = "no " + std::to_string(nopSize) + "-byte marker NOP at " + hexAddress(address);
     return nullptr;
   }
-  if (nopSize != 5)
+  if (nopSize != 5 && !displaced.code)
     save = VectorSave::Full;
   leanFrame = leanFrame && save != VectorSave::Full;
-  if (!site || site->nopSize != nopSize || site->save != save || site->leanFrame != leanFrame) {
-    site = new PatchedSite;
-    site->address = address;
-    site->nopSize = nopSize;
-    site->save = save;
-    site->leanFrame = leanFrame;
-    std::memcpy(site->original, reinterpret_cast<const void *>(address), nopSize);
-    if (nopSize == 5) {
-      site->stub =
-          makeStub(address, reinterpret_cast<uintptr_t>(entryFor(save, leanFrame)), site, error);
-      if (!site->stub) {
-        delete site;
-        return nullptr;
-      }
-    }
-    PatchedSite *old = trapSiteAt(address);
-    if (old)
-      forgetSite(old);
+  // A displaced site's stub is its own (its copy is the module's code); the
+  // others are reused when they are the same.
+  if (!site || displaced.code || site->resume || site->nopSize != nopSize || site->save != save ||
+      site->leanFrame != leanFrame) {
+    PatchedSite *fresh = newSite(address, nopSize, save, leanFrame, displaced, error);
+    if (!fresh)
+      return nullptr;
+    if (site)
+      forgetSite(site);
+    site = fresh;
     if (!insertLocked(site)) {
       *error = "too many marker sites";
       delete site;
@@ -138,7 +190,7 @@ PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, bo
   }
   // The hook first: a thread trapping on the int3 mid-patch runs it.
   site->hook.store(hook, std::memory_order_release);
-  if (!patchIn(site, error)) {
+  if (!(displaced.code ? patchDisplaced(site, *displaced.code, error) : patchIn(site, error))) {
     site->hook.store(nullptr);
     return nullptr;
   }
@@ -149,13 +201,13 @@ void detachSite(PatchedSite *site) {
   std::lock_guard<std::recursive_mutex> g(lock);
   if (!site->hook.exchange(nullptr))
     return;
-  writeCode(site->address, site->original, site->nopSize, nullptr);
+  writeCode(site->address, site->original, site->patchSize, nullptr);
 }
 
 bool patchInPlace(const PatchedSite *site) {
   uint8_t bytes[5];
   patchBytes(site, bytes);
-  return std::memcmp(reinterpret_cast<const void *>(site->address), bytes, site->nopSize) == 0;
+  return std::memcmp(reinterpret_cast<const void *>(site->address), bytes, site->patchSize) == 0;
 }
 
 void forgetSite(PatchedSite *site) {

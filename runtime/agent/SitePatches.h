@@ -33,11 +33,24 @@ enum class VectorSave : uint32_t {
 struct PatchedSite {
   uintptr_t address = 0;
   uint32_t nopSize = 0;
+  // Bytes the patch writes: 5 (a jmp to the stub) or 1 (an int3).
+  uint32_t patchSize = 0;
   VectorSave save = VectorSave::Full;
   bool leanFrame = false; // the frame's rbp and r12-r15 slots are not written
   uint8_t original[5] = {};
   std::atomic<MarkerHook *> hook{nullptr}; // null: reaching the site does nothing
-  uint8_t *stub = nullptr;                 // 5-byte sites
+  uint8_t *stub = nullptr;                 // 5-byte and displaced sites
+  // Displaced (stock) sites: the stub's relocated copy of the region, where a
+  // thread trapping at the site goes on. Null for the others.
+  uint8_t *resume = nullptr;
+  uint32_t regionLength = 0; // displaced sites: bytes displaced
+};
+
+// A stock 1-byte site's jump path: its region's code (from the module) and the
+// load bias of its object.
+struct DisplacedSite {
+  const sonde_displaced_code *code = nullptr;
+  uintptr_t bias = 0;
 };
 
 // Once per process, before the first attach: membarrier registration, the
@@ -46,13 +59,18 @@ bool initPatching(std::string *error);
 
 // Patches the `nopSize`-byte NOP at `address` (5: `0f 1f 44 00 00`, 1: `90`) so
 // that reaching it calls hook->fire, with `save` preserved around it and, with
-// `leanFrame`, a frame whose rbp and r12-r15 slots are left unwritten (5-byte
-// sites whose save is not Full; the trap path saves everything). Null (and
-// error) if the bytes there are not that NOP or no stub fits near it.
+// `leanFrame`, a frame whose rbp and r12-r15 slots are left unwritten (jump
+// sites whose save is not Full; the trap path saves everything). A 1-byte site
+// with `displaced` takes the jump path: its region (checked to hold the bytes
+// sonde analysed) becomes a jmp to a stub running the relocated copy; it stays
+// a trap, resuming in that copy, when a thread cannot be moved out of the
+// region (ThreadSweep.h). Null (and error) if the bytes there are not the
+// expected ones or no stub fits near it.
 PatchedSite *attachSite(uintptr_t address, uint32_t nopSize, VectorSave save, bool leanFrame,
-                        MarkerHook *hook, std::string *error);
+                        MarkerHook *hook, std::string *error, DisplacedSite displaced = {});
 
-// Restores the NOP. Threads already in the stub or trapping finish harmlessly.
+// Restores the NOP (and a displaced site's region). Threads already in the
+// stub or trapping finish harmlessly.
 void detachSite(PatchedSite *site);
 
 // Whether the site's bytes are still this patch (its object may have been

@@ -98,25 +98,27 @@ uint8_t *mapPageNear(uint64_t site, std::string *error) {
   return nullptr;
 }
 
-void writeStub(uint8_t *stub, uint64_t site, uint64_t entry, const void *record) {
-  static const uint8_t code[19] = {0x48, 0x8d, 0x64, 0x24, 0x80, 0xff, 0x15, 0x0d, 0x00, 0x00,
-                                   0x00, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
-  std::memcpy(stub, code, sizeof code);
-  stub[19] = 0xe9;
-  int32_t back = static_cast<int32_t>(static_cast<int64_t>(site + 5) -
-                                      static_cast<int64_t>(reinterpret_cast<uint64_t>(stub) + 24));
-  std::memcpy(stub + 20, &back, 4);
-  std::memcpy(stub + 24, &entry, 8);
+void writeHead(uint8_t *stub, uint64_t entry, const void *record) {
+  static const uint8_t code[19] = {0x48, 0x8d, 0x64, 0x24, 0x80, 0xff, 0x15, 0xe5, 0xff, 0xff,
+                                   0xff, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+  std::memcpy(stub, &entry, 8);
   uint64_t recordAddress = reinterpret_cast<uint64_t>(record);
-  std::memcpy(stub + 32, &recordAddress, 8);
+  std::memcpy(stub + 8, &recordAddress, 8);
+  std::memcpy(stub + kStubCode, code, sizeof code);
 }
 
 } // namespace
 
-uint8_t *makeStub(uintptr_t site, uintptr_t entry, const void *record, std::string *error) {
+Stub makeStub(uintptr_t site, uintptr_t entry, const void *record, size_t size,
+              const ContinuationWriter &write, std::string *error) {
+  const uint64_t total = (kStubContinuation + size + 7) & ~uint64_t{7};
+  if (total > kPage) {
+    *error = "the stub's continuation does not fit a page";
+    return {};
+  }
   StubPage *page = nullptr;
   for (StubPage &p : pages()) {
-    if (p.used + kStubSize <= kPage && reaches(reinterpret_cast<uint64_t>(p.base), site)) {
+    if (p.used + total <= kPage && reaches(reinterpret_cast<uint64_t>(p.base), site)) {
       page = &p;
       break;
     }
@@ -124,20 +126,37 @@ uint8_t *makeStub(uintptr_t site, uintptr_t entry, const void *record, std::stri
   if (!page) {
     uint8_t *base = mapPageNear(site, error);
     if (!base)
-      return nullptr;
+      return {};
     pages().push_back({base, 0});
     page = &pages().back();
   }
   // Other stubs of the page may be running: it stays executable while we write.
   if (mprotect(page->base, kPage, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
     *error = std::string("cannot write a stub page: ") + std::strerror(errno);
-    return nullptr;
+    return {};
   }
   uint8_t *stub = page->base + page->used;
-  writeStub(stub, site, entry, record);
-  page->used += kStubSize;
+  writeHead(stub, entry, record);
+  bool written = write(stub + kStubContinuation, error);
+  if (written)
+    page->used += total;
   mprotect(page->base, kPage, PROT_READ | PROT_EXEC);
-  return stub;
+  if (!written)
+    return {};
+  return {stub + kStubCode, stub + kStubContinuation};
+}
+
+bool writeJumpBack(uint8_t *at, uintptr_t site, std::string *error) {
+  int64_t back =
+      static_cast<int64_t>(site + 5) - static_cast<int64_t>(reinterpret_cast<uint64_t>(at) + 5);
+  if (back != static_cast<int32_t>(back)) {
+    *error = "the site is out of the stub's reach";
+    return false;
+  }
+  int32_t rel = static_cast<int32_t>(back);
+  at[0] = 0xe9;
+  std::memcpy(at + 1, &rel, 4);
+  return true;
 }
 
 } // namespace sonde::agent

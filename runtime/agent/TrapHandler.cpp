@@ -1,6 +1,7 @@
 #include "runtime/agent/TrapHandler.h"
 
 #include "runtime/agent/SitePatches.h"
+#include "runtime/agent/ThreadSweep.h"
 
 #include <atomic>
 #include <cerrno>
@@ -41,8 +42,17 @@ sonde_marker_frame frameFrom(const greg_t *g, uintptr_t site) {
   return f;
 }
 
+// Where a thread that trapped at the site goes on: past the NOP (both its
+// encodings are that long), or a displaced site's relocated copy of its region
+// (its bytes may be half the jmp's).
+uintptr_t past(const PatchedSite *site) {
+  return site->resume ? reinterpret_cast<uintptr_t>(site->resume) : site->address + site->nopSize;
+}
+
 void onTrap(int sig, siginfo_t *info, void *context) {
   auto *uc = static_cast<ucontext_t *>(context);
+  if (answerSweep(info, uc))
+    return;
   greg_t *g = uc->uc_mcontext.gregs;
   uintptr_t at = static_cast<uintptr_t>(g[REG_RIP]) - 1;
   PatchedSite *site = trapSiteAt(at);
@@ -54,12 +64,12 @@ void onTrap(int sig, siginfo_t *info, void *context) {
   if (MarkerHook *h = site->hook.load(std::memory_order_acquire)) {
     sonde_marker_frame frame = frameFrom(g, at);
     h->fire(h, &frame, true);
-    g[REG_RIP] = static_cast<greg_t>(at + site->nopSize);
+    g[REG_RIP] = static_cast<greg_t>(past(site));
   } else {
-    // Detached meanwhile: rerun the restored NOP, or step over the site if the
-    // int3 is still there (mid-unpatch; both encodings are that long).
+    // Detached meanwhile: rerun the restored bytes, or go past the site if
+    // the int3 is still there (mid-unpatch).
     uint8_t now = reinterpret_cast<std::atomic<uint8_t> *>(at)->load();
-    g[REG_RIP] = static_cast<greg_t>(now == 0xcc ? at + site->nopSize : at);
+    g[REG_RIP] = static_cast<greg_t>(now == 0xcc ? past(site) : at);
   }
   errno = savedErrno;
 }

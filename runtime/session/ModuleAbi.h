@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define SONDE_MODULE_ABI_VERSION 5u
+#define SONDE_MODULE_ABI_VERSION 6u
 #define SONDE_MODULE_SYMBOL "sonde_module"
 
 /* What kind of event runs a probe. */
@@ -65,6 +65,37 @@ enum sonde_vector_save {
   SONDE_VECTOR_SAVE_ARGS = 2, /* xmm0-7 only (arguments and results passing through) */
 };
 
+/* A stock 1-byte site's jump path (compiler/codegen/DisplacedCode.h): the
+ * `length` bytes at the site, `original` in the file, become a jmp to a stub
+ * that calls the handler, then runs `code`: the displaced instructions
+ * relocated, and the jump back. The agent copies `code` into the stub and
+ * applies the fixups (targets are link-time addresses: the load bias is added). */
+enum sonde_code_fixup_kind {
+  SONDE_FIXUP_REL32 = 1, /* int32 at offset = target - (code + end) */
+  SONDE_FIXUP_ABS64 = 2, /* uint64 at offset = target */
+};
+
+typedef struct sonde_code_fixup {
+  uint32_t offset; /* of the field in `code` */
+  uint32_t kind;   /* enum sonde_code_fixup_kind */
+  uint32_t end;    /* REL32: the offset the field is relative to */
+  uint32_t reserved;
+  uint64_t target; /* link-time address */
+} sonde_code_fixup;
+
+typedef struct sonde_displaced_code {
+  uint32_t length;    /* bytes displaced at the site */
+  uint32_t code_size; /* bytes of `code` */
+  const uint8_t *original;
+  const uint8_t *code;
+  const sonde_code_fixup *fixups;
+  /* boundary_count pairs {offset in the region, offset in `code`}: where a
+   * thread found inside the region while it is patched continues. */
+  const uint32_t *boundaries;
+  uint32_t fixup_count;
+  uint32_t boundary_count;
+} sonde_displaced_code;
+
 /* One marker site a probe was compiled for (process(...).mark(...)). The agent
  * finds `binary` among the objects the target has loaded (also later, through
  * dlopen), checks the NOP at `pc`, and attaches the site's probe there.
@@ -76,7 +107,7 @@ typedef struct sonde_marker_site {
   const char *name;
   uint64_t pc;          /* link-time address of the marker's NOP */
   uint64_t semaphore;   /* link-time address of its unsigned short semaphore; 0: none */
-  uint32_t nop_size;    /* 5: sonde/sdt.h NOP (patched jump); 1: sys/sdt.h NOP (trap) */
+  uint32_t nop_size;    /* 5: sonde/sdt.h NOP; 1: sys/sdt.h NOP (jump path or trap) */
   uint32_t probe_index; /* the probe that runs here (sonde_module_desc::probes) */
   uint32_t vector_save; /* enum sonde_vector_save: what the 5-byte entry preserves */
   /* 1: the 5-byte entry leaves the frame's rbp and r12-r15 unwritten (the C
@@ -87,6 +118,8 @@ typedef struct sonde_marker_site {
    * link-time address of `binary`. Generated code adds it to the link-time
    * addresses of symbols an argument names ("8@counter(%rip)"). */
   uint64_t load_bias;
+  /* A 1-byte site on the jump path; null: it traps (5-byte sites need none). */
+  const sonde_displaced_code *displaced;
 } sonde_marker_site;
 
 /* A source token named by runtime errors: "operator '/' at app.probe:9:22". */

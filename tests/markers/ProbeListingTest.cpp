@@ -250,7 +250,8 @@ TEST(ProbeListing, SysSdtProvidersTrapsAndUnpatchableSites) {
       << lines[0];
   EXPECT_TRUE(std::regex_match(
       lines[1], std::regex(".*\\.provider\\(\"alpha\"\\)\\.mark\\(\"shared\"\\) \\$arg1:long "
-                           "/\\* trap at 0x[0-9a-f]+: -4@\\S+ \\*/")))
+                           "/\\* (trap|jump \\([0-9]+ bytes displaced\\)) at "
+                           "0x[0-9a-f]+: -4@\\S+( |; trap: .*)\\*/")))
       << lines[1];
   fs::remove_all(dir);
 }
@@ -267,8 +268,8 @@ TEST(ProbeListing, PythonMarkers) {
   EXPECT_TRUE(std::regex_match(bigL.stdoutText,
                                std::regex("process\\(\"/usr/bin/python3\\.11\"\\)\\.provider\\("
                                           "\"python\"\\)\\.mark\\(\"gc__done\"\\) \\$arg1:long "
-                                          "/\\* trap at 0x[0-9a-f]+, semaphore 0x[0-9a-f]+: "
-                                          "\\S+ \\*/\n")))
+                                          "/\\* jump \\(6 bytes displaced\\) at 0x[0-9a-f]+, "
+                                          "semaphore 0x[0-9a-f]+: \\S+ \\*/\n")))
       << bigL.stdoutText;
 }
 
@@ -285,7 +286,7 @@ TEST(ProbeListing, DashSpellingOfMarkerNames) {
   EXPECT_TRUE(std::regex_match(bigL.stdoutText,
                                std::regex("process\\(\"/usr/bin/python3\\.11\"\\)\\.provider\\("
                                           "\"python\"\\)\\.mark\\(\"gc__start\"\\) \\$arg1:long "
-                                          "/\\* trap at .* \\*/\n")))
+                                          "/\\* jump .* \\*/\n")))
       << bigL.stdoutText << bigL.stderrText;
 }
 
