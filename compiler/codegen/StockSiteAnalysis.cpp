@@ -377,6 +377,11 @@ struct StockSiteAnalysis::Impl {
     uint64_t symbol = 0;
     if (code.symbolInside(pc, end, symbol))
       return refuse(d, StockSiteRefusal::SymbolInRegion, "a symbol at " + hex(symbol));
+    if (pc - section->address + plan.length > section->size)
+      return refuse(d, StockSiteRefusal::RegionPastFunctionEnd,
+                    "the region runs past the end of its section");
+    plan.bytes.assign(section->bytes + (pc - section->address),
+                      section->bytes + (pc - section->address) + plan.length);
     d.plan = std::move(plan);
     return d;
   }

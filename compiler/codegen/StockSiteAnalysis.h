@@ -59,6 +59,7 @@ struct StockSitePlan {
   uint64_t pc = 0;
   uint32_t length = 0; // [pc, pc + length), at least 5
   std::vector<DisplacedInstruction> instructions;
+  std::vector<uint8_t> bytes; // the region's bytes in the file, [pc, pc + length)
   // A jmp or ret in the region: control never reaches its end, the stub needs
   // no jump back. The region still reaches 5 bytes: instructions after a jmp
   // or ret come along (never run by the stub, checked like the rest). A Call
