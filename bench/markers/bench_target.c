@@ -2,6 +2,7 @@
  * loop counter as its one int argument (the seed "ust-vs-systemtap-benchmark").
  *   default      <sonde/sdt.h> marker (what Sonde and bpftrace USDT attach to)
  *   -DB1_LTTNG   an LTTng-UST tracepoint with one integer field instead
+ *   -DB1_STOCK   a stock <sys/sdt.h> DTRACE_PROBE1 marker (1-byte NOP; B6)
  * Usage: bench_target T N. Prints the events fired. */
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +13,9 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #include "bench_tp.h"
 #define B1_MARK(i) lttng_ust_tracepoint(bench, single_trace, i)
+#elif defined(B1_STOCK)
+#include <sys/sdt.h>
+#define B1_MARK(i) DTRACE_PROBE1(bench, single_trace, i)
 #else
 #include <sonde/sdt.h>
 #define B1_MARK(i) SONDE_PROBE(bench, single_trace, i)
