@@ -80,6 +80,16 @@ ElfMachineCode::ElfMachineCode(const std::string &path) {
   size_t names = 0;
   if (elf_getshdrstrndx(elf_->get(), &names) != 0)
     return;
+  GElf_Ehdr header;
+  positionDependent_ = gelf_getehdr(elf_->get(), &header) && header.e_type == ET_EXEC;
+  size_t segments = 0;
+  if (elf_getphdrnum(elf_->get(), &segments) == 0)
+    for (size_t i = 0; i < segments; ++i) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf_->get(), static_cast<int>(i), &ph) && ph.p_type == PT_LOAD &&
+          !(ph.p_flags & PF_W))
+        readOnlySegments_.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_memsz});
+    }
   for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf_->get(), scn));) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh))
@@ -90,7 +100,7 @@ ElfMachineCode::ElfMachineCode(const std::string &path) {
       Elf_Data *data = elf_getdata(scn, nullptr);
       if (data && data->d_buf && data->d_size == sh.sh_size) {
         auto *bytes = static_cast<const uint8_t *>(data->d_buf);
-        allocated_.push_back({sh.sh_addr, bytes, sh.sh_size});
+        allocated_.push_back({sh.sh_addr, bytes, sh.sh_size, (sh.sh_flags & SHF_WRITE) != 0});
         if (sh.sh_flags & SHF_EXECINSTR)
           sections_.push_back({sh.sh_addr, bytes, sh.sh_size, sectionName.rfind(".plt", 0) == 0});
       }
@@ -151,11 +161,27 @@ const CodeSection *ElfMachineCode::sectionOf(uint64_t address) const {
   return nullptr;
 }
 
-const uint8_t *ElfMachineCode::allocatedBytes(uint64_t address, uint64_t size) const {
+const ElfMachineCode::DataSection *ElfMachineCode::dataSectionOf(uint64_t address,
+                                                                 uint64_t size) const {
   for (const DataSection &s : allocated_)
     if (address >= s.address && address - s.address <= s.size &&
         size <= s.size - (address - s.address))
-      return s.bytes + (address - s.address);
+      return &s;
+  return nullptr;
+}
+
+const uint8_t *ElfMachineCode::allocatedBytes(uint64_t address, uint64_t size) const {
+  const DataSection *s = dataSectionOf(address, size);
+  return s ? s->bytes + (address - s->address) : nullptr;
+}
+
+const uint8_t *ElfMachineCode::readOnlyBytes(uint64_t address, uint64_t size) const {
+  const DataSection *s = dataSectionOf(address, size);
+  if (!s || s->writable)
+    return nullptr;
+  for (const Range &r : readOnlySegments_)
+    if (address >= r.start && address + size <= r.end)
+      return s->bytes + (address - s->address);
   return nullptr;
 }
 

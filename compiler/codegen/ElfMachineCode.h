@@ -65,6 +65,13 @@ struct FdeRange {
   std::optional<uint64_t> lsda; // the address of its LSDA, from the CIE's augmentation
 };
 
+// One instruction of a linear decode.
+struct DecodedInstruction {
+  uint64_t address;
+  uint64_t size;
+  llvm::MCInst inst;
+};
+
 // Sources of the direct branches (calls and jumps) to one address.
 struct BranchSources {
   uint64_t lowest = UINT64_MAX, highest = 0;
@@ -89,6 +96,11 @@ public:
   bool symbolInside(uint64_t start, uint64_t end, uint64_t &which) const;
   // Bytes [address, address+size) of any allocated section, or null.
   const uint8_t *allocatedBytes(uint64_t address, uint64_t size) const;
+  // The same, only from a section the program cannot write: SHF_WRITE unset,
+  // in a PT_LOAD segment without PF_W.
+  const uint8_t *readOnlyBytes(uint64_t address, uint64_t size) const;
+  // An ET_EXEC object: its absolute addresses are not relocated at load.
+  bool positionDependent() const { return positionDependent_; }
 
   // Decodes [start, end), calling visit(address, inst, bytes, size) for each
   // instruction. False if some bytes do not decode (visit has then seen the
@@ -121,7 +133,9 @@ private:
     uint64_t address;
     const uint8_t *bytes;
     uint64_t size;
+    bool writable;
   };
+  const DataSection *dataSectionOf(uint64_t address, uint64_t size) const;
   void readFunctions(Elf_Scn *scn, const GElf_Shdr &sh);
   void readFdes(Elf_Scn *scn, const GElf_Shdr &sh);
 
@@ -129,10 +143,12 @@ private:
   std::unique_ptr<symbols::ElfFile> elf_;
   std::vector<CodeSection> sections_;
   std::vector<DataSection> allocated_;
+  std::vector<Range> readOnlySegments_;
   std::vector<Range> functions_;  // sorted by start
   std::vector<FdeRange> fdes_;    // sorted by start
   std::vector<uint64_t> symbols_; // sorted
   bool fdesRead_ = true;
+  bool positionDependent_ = false;
   std::optional<std::unordered_map<uint64_t, BranchSources>> branchTargets_;
 };
 

@@ -1,6 +1,7 @@
 #include "codegen/StockSiteAnalysis.h"
 
 #include "codegen/ElfMachineCode.h"
+#include "codegen/JumpTableReader.h"
 
 #include <llvm/MC/MCInst.h>
 #include <llvm/MC/MCInstrAnalysis.h>
@@ -42,11 +43,7 @@ std::string hex(uint64_t v) {
   return os.str();
 }
 
-struct Decoded {
-  uint64_t address;
-  uint64_t size;
-  llvm::MCInst inst;
-};
+using Decoded = DecodedInstruction;
 
 // Reads DWARF-encoded values (DW_EH_PE_*) from the object's allocated bytes.
 class EncodedReader {
@@ -359,13 +356,26 @@ struct StockSiteAnalysis::Impl {
       if (auto t = targets.find(a); t != targets.end())
         return refuse(d, StockSiteRefusal::BranchIntoRegion,
                       "a branch at " + hex(t->second.lowest) + " targets " + hex(a));
-    for (const Decoded &i : insts)
-      if (mia.isIndirectBranch(i.inst) && !mia.isCall(i.inst))
+    std::vector<JumpTable> tables;
+    for (size_t k = 0; k < insts.size(); ++k) {
+      const Decoded &i = insts[k];
+      if (!mia.isIndirectBranch(i.inst) || mia.isCall(i.inst))
+        continue;
+      std::string why;
+      std::optional<JumpTable> table = readJumpTable(code, insts, k, why);
+      if (!table)
         return refuse(d, StockSiteRefusal::IndirectJump,
                       "indirect jump in function: `" + x.text(i.inst, i.address, i.size) + "` at " +
-                          hex(i.address));
+                          hex(i.address) + ", its table not read: " + why);
+      for (uint64_t target : table->targets)
+        if (inside(target))
+          return refuse(d, StockSiteRefusal::BranchIntoRegion,
+                        "a jump table of `" + x.text(i.inst, i.address, i.size) + "` at " +
+                            hex(i.address) + " targets " + hex(target));
+      tables.push_back(std::move(*table));
+    }
+    std::vector<uint64_t> pads;
     if (fde && fde->lsda) {
-      std::vector<uint64_t> pads;
       if (!readLandingPads(code, *fde->lsda, function->start, pads))
         return refuse(d, StockSiteRefusal::UnreadableExceptionTable,
                       "the LSDA at " + hex(*fde->lsda) + " cannot be read");
@@ -374,6 +384,8 @@ struct StockSiteAnalysis::Impl {
           return refuse(d, StockSiteRefusal::LandingPadInRegion,
                         "an exception landing pad at " + hex(pad));
     }
+    if (std::optional<std::string> entered = guardEntered(*function, insts, tables, pads))
+      return refuse(d, StockSiteRefusal::IndirectJump, *entered);
     uint64_t symbol = 0;
     if (code.symbolInside(pc, end, symbol))
       return refuse(d, StockSiteRefusal::SymbolInRegion, "a symbol at " + hex(symbol));
@@ -436,6 +448,42 @@ struct StockSiteAnalysis::Impl {
       a += size;
     }
     return true;
+  }
+
+  // A jump table's bound holds only if the instructions from it to the jump
+  // are entered by falling through, or at a join from branches of the
+  // function the reader followed: why not, if a direct branch, a table entry,
+  // a landing pad or a symbol enters them elsewhere.
+  std::optional<std::string> guardEntered(Range function, const std::vector<Decoded> &insts,
+                                          const std::vector<JumpTable> &tables,
+                                          const std::vector<uint64_t> &pads) {
+    const auto &branches = code.branchTargets();
+    for (const JumpTable &t : tables) {
+      std::string bound = "the bound of the jump table of the indirect jump at " + hex(t.jump) +
+                          " is not on every path to it: ";
+      for (AddressRange r : t.guarded) {
+        uint64_t symbol = 0;
+        if (code.symbolInside(r.start - 1, r.end, symbol))
+          return bound + "a symbol at " + hex(symbol);
+        for (const Decoded &i : insts) {
+          if (i.address < r.start || i.address >= r.end)
+            continue;
+          bool join = std::find(t.joins.begin(), t.joins.end(), i.address) != t.joins.end();
+          if (auto b = branches.find(i.address);
+              b != branches.end() &&
+              (!join || b->second.lowest < function.start || b->second.highest >= function.end))
+            return bound + "a branch at " +
+                   hex(b->second.lowest < function.start ? b->second.lowest : b->second.highest) +
+                   " targets " + hex(i.address);
+          if (std::find(pads.begin(), pads.end(), i.address) != pads.end())
+            return bound + "a landing pad at " + hex(i.address);
+          for (const JumpTable &other : tables)
+            if (std::binary_search(other.targets.begin(), other.targets.end(), i.address))
+              return bound + "a jump table targets " + hex(i.address);
+        }
+      }
+    }
+    return std::nullopt;
   }
 
   // How a displaced instruction is relocated, or nullopt with `d` refused.

@@ -12,7 +12,11 @@
 //    instruction boundary of that linear decode;
 //  - a direct branch of the function, or of any code of the object (decoded
 //    linearly, which covers .cold parts), to an address strictly inside it;
-//  - an indirect jump anywhere in the function (its targets are not read);
+//  - an indirect jump of the function whose jump table JumpTableReader does
+//    not read, or whose bound something enters past (a direct branch other
+//    than the joins the reader followed, a table target, a landing pad or a
+//    symbol in the instructions from the bound to the jump); a table target
+//    strictly inside the region is a branch into it;
 //  - an exception landing pad (the FDE's LSDA call-site table) or a symbol
 //    strictly inside it; the region running past the function's end, unless
 //    a jmp or ret of the region leaves before the end and only padding

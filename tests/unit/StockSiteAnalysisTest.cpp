@@ -54,7 +54,11 @@ protected:
                           "pad_not_padding",
                           "pad_next_function",
                           "pad_symbol",
-                          "pad_branch_target"})
+                          "pad_branch_target",
+                          "jt_site",
+                          "jt_into_region",
+                          "jt_guard_entered",
+                          "jt_abs_in_pie"})
       names.insert(std::string("site_") + c);
     std::string error;
     auto found = probes::marker::ElfSymbols::addresses(STOCK_SITES, names, error);
@@ -211,6 +215,25 @@ TEST_F(StockSiteAnalysisTest, IndirectJumpInTheFunctionRefuses) {
   expectRefused("indirect", StockSiteRefusal::IndirectJump);
   EXPECT_NE(site("indirect").reason.find("indirect jump in function: `jmpq *%rax`"),
             std::string::npos);
+}
+
+TEST_F(StockSiteAnalysisTest, JumpTableReadWithItsTargetsOutsideTheRegion) {
+  StockSiteDecision d = site("jt_site");
+  ASSERT_TRUE(d.plan) << d.reason;
+  EXPECT_EQ(d.plan->length, 8u);
+}
+
+TEST_F(StockSiteAnalysisTest, JumpTableThatCannotBeShownSafeRefuses) {
+  expectRefused("jt_into_region", StockSiteRefusal::BranchIntoRegion);
+  EXPECT_NE(site("jt_into_region").reason.find("a jump table of `jmpq *%rax`"), std::string::npos)
+      << site("jt_into_region").reason;
+  // A branch past the bound check into the table's indexing.
+  expectRefused("jt_guard_entered", StockSiteRefusal::IndirectJump);
+  EXPECT_NE(site("jt_guard_entered").reason.find("not on every path"), std::string::npos)
+      << site("jt_guard_entered").reason;
+  expectRefused("jt_abs_in_pie", StockSiteRefusal::IndirectJump);
+  EXPECT_NE(site("jt_abs_in_pie").reason.find("position-independent"), std::string::npos)
+      << site("jt_abs_in_pie").reason;
 }
 
 TEST_F(StockSiteAnalysisTest, InstructionsThatCannotMoveRefuse) {
