@@ -6,6 +6,7 @@
 #include "runtime/agent/AgentState.h"
 #include "runtime/agent/ExecFollow.h"
 #include "runtime/agent/HandlerDispatch.h"
+#include "runtime/agent/SignalActions.h"
 #include "runtime/agent/SiteFinder.h"
 #include "runtime/session/AgentHandshake.h"
 #include "runtime/session/LoadedModule.h"
@@ -349,6 +350,10 @@ std::string start(const Contract &c) {
   self->sites = std::make_unique<SiteSet>(desc, fireSite, warn);
   initDispatch(self->rt);
   sonde_session_agent_enter(self->segment->abi());
+  // In-place user memory reads need the program's signal calls to reach us:
+  // a preloaded agent's do, an injected one's do not (SignalActions.h).
+  if (!injected)
+    installFaultHandling();
   attached.store(true);
   static std::once_flag hooks;
   std::call_once(hooks, [] {

@@ -101,7 +101,8 @@ int64_t sonde_fn_ntohs_1(sonde_context *ctx, int64_t x, uint32_t loc);
 int64_t sonde_fn_ntohll_1(sonde_context *ctx, int64_t x, uint32_t loc);
 
 /* ---- the probed process's memory (BuiltinsUserMemory.cpp), as uconversions.stp ----
- * Read with process_vm_readv on this process: a bad address is an error (or the
+ * Read in place where the agent vouches for its fault handler, else with
+ * process_vm_readv on this process (UserCopy.h): a bad address is an error (or the
  * err_msg / 0 / "0x..." fallback the function defines), never a fault. */
 void sonde_fn_user_string_1(sonde_context *ctx, char *out, int64_t addr, uint32_t loc);
 void sonde_fn_user_string_2(sonde_context *ctx, char *out, int64_t addr, const char *err_msg,

@@ -1,10 +1,13 @@
 // Built-ins that read the probed process's memory, with stap's uconversions.stp
 // semantics: user_string* and user_char ... user_uint64 (BuiltinAbi.h). The handler
 // runs inside that process (the agent) or in sonde itself (begin/end/timer probes),
-// so "user memory" is this process's own; it is read with process_vm_readv so that a
-// bad address fails with EFAULT instead of faulting the target.
+// so "user memory" is this process's own. A bad address must fail, never fault the
+// target: where the agent vouches for its fault handler (UserCopy.h), it is read in
+// place by copy routines whose faults resume at an error path; elsewhere with
+// process_vm_readv, which fails with EFAULT. Both fail on exactly the same bytes.
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/Runtime.h"
+#include "runtime/session/UserCopy.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -27,29 +30,55 @@ void copyText(char *out, const char *text, size_t capacity) {
 }
 
 // Copies `size` bytes at `addr` of this process; false if any of them is unreadable.
-bool readMemory(uint64_t addr, void *destination, size_t size) {
+bool readMemory(uint64_t addr, void *destination, size_t size, bool inPlace) {
+  const void *source = reinterpret_cast<const void *>(static_cast<uintptr_t>(addr));
+  if (inPlace)
+    return sonde_user_copy(destination, source, size) == 0;
   iovec local{destination, size};
-  iovec remote{reinterpret_cast<void *>(static_cast<uintptr_t>(addr)), size};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
+  iovec remote{const_cast<void *>(source), size};
+  // A failed read sets errno, which in a marker handler is the target's.
+  int savedErrno = errno;
+  bool whole = process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
+  errno = savedErrno;
+  return whole;
+}
+
+bool readMemory(uint64_t addr, void *destination, size_t size) {
+  return readMemory(addr, destination, size, inPlaceReadsAllowed());
+}
+
+// Copies `count` bytes at `addr` (all in one page) into out, or with `toNul`
+// up to a NUL: the bytes before the NUL (count if none), or -1 if unreadable.
+long readChunk(uint64_t addr, char *out, size_t count, bool toNul, bool inPlace) {
+  if (inPlace && toNul)
+    return sonde_user_copy_string(out, reinterpret_cast<const char *>(addr), count);
+  if (!readMemory(addr, out, count, inPlace))
+    return -1;
+  const void *nul = toNul ? std::memchr(out, '\0', count) : nullptr;
+  return nul ? static_cast<const char *>(nul) - out : static_cast<long>(count);
 }
 
 // Copies up to `count` bytes at `addr` into out page by page, so that bytes
-// just before an unmapped page are read. With `toNul`, stops after a NUL. The
-// bytes copied (the NUL not counted), and whether a fault ended the copy.
+// just before an unreadable page are read (page protections are page-granular,
+// so a chunk within one page is readable whole or not at all). With `toNul`,
+// stops after a NUL. The bytes copied (the NUL not counted), and whether a
+// fault ended the copy.
 struct PageCopy {
   size_t bytes;
   bool faulted;
 };
 PageCopy copyPages(uint64_t addr, char *out, size_t count, bool toNul) {
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  bool inPlace = inPlaceReadsAllowed();
   size_t done = 0;
   while (done < count) {
     uint64_t at = addr + done;
     size_t chunk = std::min(count - done, page - static_cast<size_t>(at % page));
-    if (at < addr || !readMemory(at, out + done, chunk))
+    long read = at < addr ? -1 : readChunk(at, out + done, chunk, toNul, inPlace);
+    if (read < 0)
       return {done, true};
-    if (const void *nul = toNul ? std::memchr(out + done, '\0', chunk) : nullptr)
-      return {static_cast<size_t>(static_cast<const char *>(nul) - out), false};
+    if (static_cast<size_t>(read) < chunk)
+      return {done + static_cast<size_t>(read), false};
     done += chunk;
   }
   return {done, false};
