@@ -384,7 +384,7 @@ struct StockSiteAnalysis::Impl {
           return refuse(d, StockSiteRefusal::LandingPadInRegion,
                         "an exception landing pad at " + hex(pad));
     }
-    if (std::optional<std::string> entered = guardEntered(*function, insts, tables, pads))
+    if (std::optional<std::string> entered = guardEntered(*function, tables, pads))
       return refuse(d, StockSiteRefusal::IndirectJump, *entered);
     uint64_t symbol = 0;
     if (code.symbolInside(pc, end, symbol))
@@ -454,8 +454,7 @@ struct StockSiteAnalysis::Impl {
   // are entered by falling through, or at a join from branches of the
   // function the reader followed: why not, if a direct branch, a table entry,
   // a landing pad or a symbol enters them elsewhere.
-  std::optional<std::string> guardEntered(Range function, const std::vector<Decoded> &insts,
-                                          const std::vector<JumpTable> &tables,
+  std::optional<std::string> guardEntered(Range function, const std::vector<JumpTable> &tables,
                                           const std::vector<uint64_t> &pads) {
     const auto &branches = code.branchTargets();
     for (const JumpTable &t : tables) {
@@ -465,21 +464,20 @@ struct StockSiteAnalysis::Impl {
         uint64_t symbol = 0;
         if (code.symbolInside(r.start - 1, r.end, symbol))
           return bound + "a symbol at " + hex(symbol);
-        for (const Decoded &i : insts) {
-          if (i.address < r.start || i.address >= r.end)
-            continue;
-          bool join = std::find(t.joins.begin(), t.joins.end(), i.address) != t.joins.end();
-          if (auto b = branches.find(i.address);
+        // Every byte: an entry inside an instruction would decode another way.
+        for (uint64_t a = r.start; a < r.end; ++a) {
+          bool join = std::find(t.joins.begin(), t.joins.end(), a) != t.joins.end();
+          if (auto b = branches.find(a);
               b != branches.end() &&
               (!join || b->second.lowest < function.start || b->second.highest >= function.end))
             return bound + "a branch at " +
                    hex(b->second.lowest < function.start ? b->second.lowest : b->second.highest) +
-                   " targets " + hex(i.address);
-          if (std::find(pads.begin(), pads.end(), i.address) != pads.end())
-            return bound + "a landing pad at " + hex(i.address);
+                   " targets " + hex(a);
+          if (std::find(pads.begin(), pads.end(), a) != pads.end())
+            return bound + "a landing pad at " + hex(a);
           for (const JumpTable &other : tables)
-            if (std::binary_search(other.targets.begin(), other.targets.end(), i.address))
-              return bound + "a jump table targets " + hex(i.address);
+            if (std::binary_search(other.targets.begin(), other.targets.end(), a))
+              return bound + "a jump table targets " + hex(a);
         }
       }
     }

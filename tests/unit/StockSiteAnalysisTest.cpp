@@ -58,7 +58,8 @@ protected:
                           "jt_site",
                           "jt_into_region",
                           "jt_guard_entered",
-                          "jt_abs_in_pie"})
+                          "jt_abs_in_pie",
+                          "jt_guard_mid_instruction"})
       names.insert(std::string("site_") + c);
     std::string error;
     auto found = probes::marker::ElfSymbols::addresses(STOCK_SITES, names, error);
@@ -231,6 +232,8 @@ TEST_F(StockSiteAnalysisTest, JumpTableThatCannotBeShownSafeRefuses) {
   expectRefused("jt_guard_entered", StockSiteRefusal::IndirectJump);
   EXPECT_NE(site("jt_guard_entered").reason.find("not on every path"), std::string::npos)
       << site("jt_guard_entered").reason;
+  // ... or into the middle of one of its instructions.
+  expectRefused("jt_guard_mid_instruction", StockSiteRefusal::IndirectJump);
   expectRefused("jt_abs_in_pie", StockSiteRefusal::IndirectJump);
   EXPECT_NE(site("jt_abs_in_pie").reason.find("position-independent"), std::string::npos)
       << site("jt_abs_in_pie").reason;
