@@ -2,6 +2,7 @@
 
 #include "runtime/agent/DisplacedCode.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -18,18 +19,17 @@ namespace sonde::agent {
 
 namespace {
 
-// The high bits of a question's sival_ptr; the low 32 are its generation.
+// A question's sival_ptr.
 constexpr uint64_t kTag = 0x5357ee7000000000ull;
-constexpr uint64_t kTagMask = 0xffffffff00000000ull;
+constexpr uint64_t kTagMask = ~uint64_t{0};
 
-// The sweep in progress; read by the handler after it sees `generation`.
+// The sweep in progress; read by a handler after it sees `active`.
 struct Sweep {
   const sonde_displaced_code *code = nullptr;
   uintptr_t site = 0, continuation = 0;
   const pid_t *asked = nullptr;
   std::atomic<bool> *answered = nullptr;
   size_t count = 0;
-  std::atomic<uint32_t> generation{0};
   std::atomic<bool> active{false};
   std::atomic<bool> unmovable{false};
   std::atomic<int> answering{0}; // handlers between their check of `active` and their answer
@@ -77,14 +77,14 @@ ThreadAt whereIs(pid_t tid, uintptr_t site, uint32_t length) {
   return pc > site && pc < site + length ? ThreadAt::Unknown : ThreadAt::Outside;
 }
 
-bool ask(pid_t tid, uint32_t generation) {
+bool ask(pid_t tid) {
   siginfo_t si;
   std::memset(&si, 0, sizeof si);
   si.si_signo = SIGTRAP;
   si.si_code = SI_QUEUE;
   si.si_pid = getpid();
   si.si_uid = getuid();
-  si.si_value.sival_ptr = reinterpret_cast<void *>(kTag | generation);
+  si.si_value.sival_ptr = reinterpret_cast<void *>(kTag);
   return syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, SIGTRAP, &si) == 0;
 }
 
@@ -119,22 +119,23 @@ bool moveThreadsOutOfRegion(const sonde_displaced_code &code, uintptr_t site,
   sweep.answered = answered.data();
   sweep.count = asked.size();
   sweep.unmovable.store(false);
-  uint32_t generation = sweep.generation.load() + 1;
-  sweep.generation.store(generation);
   sweep.active.store(true);
-  for (size_t i = 0; i < asked.size(); ++i)
-    if (!ask(asked[i], generation))
-      answered[i].store(true); // gone meanwhile
-  // Threads answer as soon as they run; one with SIGTRAP blocked never does,
-  // and is then judged by where the kernel has it.
+  // Threads answer as soon as they run. A question meeting a SIGTRAP already
+  // pending (an int3) is lost: unanswered threads are asked again. One with
+  // SIGTRAP blocked never answers, and is judged by where the kernel has it.
   bool done = false;
-  for (long waited = 0, step = 20;
-       !done && waited<500000; waited += step, step = step * 2> 20000 ? 20000 : step * 2) {
+  for (long waited = 0, step = 20; !done && waited < 500000; waited += step) {
     done = true;
-    for (auto &a : answered)
-      done = done && a.load(std::memory_order_acquire);
+    for (size_t i = 0; i < asked.size(); ++i) {
+      if (answered[i].load(std::memory_order_acquire))
+        continue;
+      done = false;
+      if (!ask(asked[i]))
+        answered[i].store(true); // gone meanwhile
+    }
     if (!done)
       pause(step);
+    step = std::min<long>(step * 2, 5000);
   }
   // A late answer may be running: `answered` lives until it is over.
   sweep.active.store(false);
@@ -152,17 +153,18 @@ bool moveThreadsOutOfRegion(const sonde_displaced_code &code, uintptr_t site,
   return true;
 }
 
-bool answerSweep(const siginfo_t *info, ucontext_t *uc) {
+bool isSweepQuestion(const siginfo_t *info) {
   auto value = reinterpret_cast<uint64_t>(info->si_value.sival_ptr);
-  if (info->si_code != SI_QUEUE || (value & kTagMask) != kTag || info->si_pid != getpid())
-    return false;
+  return info->si_code == SI_QUEUE && (value & kTagMask) == kTag && info->si_pid == getpid();
+}
+
+void answerSweep(ucontext_t *uc) {
   struct Answering {
     Answering() { sweep.answering.fetch_add(1); }
     ~Answering() { sweep.answering.fetch_sub(1); }
   } answering;
-  if (!sweep.active.load() ||
-      static_cast<uint32_t>(value) != sweep.generation.load(std::memory_order_acquire))
-    return true;
+  if (!sweep.active.load())
+    return;
   greg_t &rip = uc->uc_mcontext.gregs[REG_RIP];
   auto at = static_cast<uintptr_t>(rip);
   if (at > sweep.site && at < sweep.site + sweep.code->length) {
@@ -175,7 +177,6 @@ bool answerSweep(const siginfo_t *info, ucontext_t *uc) {
   for (size_t i = 0; i < sweep.count; ++i)
     if (sweep.asked[i] == self)
       sweep.answered[i].store(true, std::memory_order_release);
-  return true;
 }
 
 } // namespace sonde::agent

@@ -22,8 +22,12 @@ namespace sonde::agent {
 bool moveThreadsOutOfRegion(const sonde_displaced_code &code, uintptr_t site,
                             uintptr_t continuation, std::string *why);
 
-// In the SIGTRAP handler: whether the signal is a sweep's question (answered
-// now, or a late one from a finished sweep: ignored). Async-signal-safe.
-bool answerSweep(const siginfo_t *info, ucontext_t *uc);
+// In the SIGTRAP handler: whether the signal is a sweep's question (or a late
+// one from a finished sweep). Async-signal-safe.
+bool isSweepQuestion(const siginfo_t *info);
+
+// Answers a question: moves this thread if it is inside the region of the
+// sweep in progress. Nothing when no sweep is. Async-signal-safe.
+void answerSweep(ucontext_t *uc);
 
 } // namespace sonde::agent

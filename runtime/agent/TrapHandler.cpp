@@ -49,29 +49,36 @@ uintptr_t past(const PatchedSite *site) {
   return site->resume ? reinterpret_cast<uintptr_t>(site->resume) : site->address + site->nopSize;
 }
 
+// A sweep's question (ThreadSweep.h) and the int3 of a site share SIGTRAP, and
+// a standard signal already pending swallows a second one: a question may
+// arrive for a thread that has just run an int3 (rip is one past a site still
+// holding the int3), which is then handled as that trap, and the question
+// answered after it.
 void onTrap(int sig, siginfo_t *info, void *context) {
   auto *uc = static_cast<ucontext_t *>(context);
-  if (answerSweep(info, uc))
-    return;
   greg_t *g = uc->uc_mcontext.gregs;
+  const bool question = isSweepQuestion(info);
   uintptr_t at = static_cast<uintptr_t>(g[REG_RIP]) - 1;
   PatchedSite *site = trapSiteAt(at);
-  if (!site) {
+  auto now = [&] { return reinterpret_cast<std::atomic<uint8_t> *>(at)->load(); };
+  if (site && (!question || now() == 0xcc)) {
+    int savedErrno = errno;
+    if (MarkerHook *h = site->hook.load(std::memory_order_acquire)) {
+      sonde_marker_frame frame = frameFrom(g, at);
+      h->fire(h, &frame, true);
+      g[REG_RIP] = static_cast<greg_t>(past(site));
+    } else {
+      // Detached meanwhile: rerun the restored bytes, or go past the site if
+      // the int3 is still there (mid-unpatch).
+      g[REG_RIP] = static_cast<greg_t>(now() == 0xcc ? past(site) : at);
+    }
+    errno = savedErrno;
+  } else if (!question) {
     chain(sig, info, context);
     return;
   }
-  int savedErrno = errno;
-  if (MarkerHook *h = site->hook.load(std::memory_order_acquire)) {
-    sonde_marker_frame frame = frameFrom(g, at);
-    h->fire(h, &frame, true);
-    g[REG_RIP] = static_cast<greg_t>(past(site));
-  } else {
-    // Detached meanwhile: rerun the restored bytes, or go past the site if
-    // the int3 is still there (mid-unpatch).
-    uint8_t now = reinterpret_cast<std::atomic<uint8_t> *>(at)->load();
-    g[REG_RIP] = static_cast<greg_t>(now == 0xcc ? past(site) : at);
-  }
-  errno = savedErrno;
+  if (question)
+    answerSweep(uc);
 }
 
 } // namespace

@@ -66,27 +66,33 @@ TEST(AttachSafety, LibraryLoadedAndUnloadedInALoop) {
   RunningTarget target(0, E2E_DLCYCLE, {E2E_DLCYCLE_LIB});
   ASSERT_TRUE(target.waitFor("ready"));
   std::string lib = std::string("process(\"") + E2E_DLCYCLE_LIB + "\")";
-  std::string script = "global hits, stock\n"
+  std::string script = "global hits, stock, jumped\n"
                        "probe " +
                        lib +
                        ".provider(\"dlcycle\").mark(\"hit\") { hits++ }\n"
                        "probe " +
                        lib +
                        ".provider(\"dlcycle_stock\").mark(\"hit\") { stock++ }\n"
+                       "probe " +
+                       lib +
+                       ".provider(\"dlcycle_stock\").mark(\"jump\") { jumped++ }\n"
                        "probe timer.ms(500) { exit() }\n"
-                       "probe end { printf(\"hits %d stock %d\\n\", hits > 0, stock > 0) }\n";
+                       "probe end { printf(\"hits %d stock %d jump %d\\n\", hits > 0, stock > 0, "
+                       "jumped > 0) }\n";
   // Each run counts the copies it patched in time (an attached agent follows
   // loads within 100 ms): not every run sees one, most do.
-  int sawHits = 0, sawStock = 0;
+  int sawHits = 0, sawStock = 0, sawJump = 0;
   for (int cycle = 0; cycle < 8; ++cycle) {
     auto r = attach(script, {"-x", target.pidText()}, dir.path());
     ASSERT_TRUE(alive(target.pid())) << "cycle " << cycle << ": " << describe(r);
     ASSERT_TRUE(r.exited && r.exitCode == 0) << "cycle " << cycle << ": " << describe(r);
     sawHits += r.stdoutText.find("hits 1") != std::string::npos;
     sawStock += r.stdoutText.find("stock 1") != std::string::npos;
+    sawJump += r.stdoutText.find("jump 1") != std::string::npos;
   }
   EXPECT_GT(sawHits, 0);
   EXPECT_GT(sawStock, 0);
+  EXPECT_GT(sawJump, 0);
   auto [text, status] = target.stop();
   EXPECT_EQ(status, 0) << text;
   EXPECT_NE(text.find(": ok\n"), std::string::npos) << text;
