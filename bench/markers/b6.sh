@@ -11,11 +11,13 @@
 # of the whole run, fixed the same tool on 0 events, medians of B6_RUNS runs
 # taken in turns over the rows. The stock site's path is what `sonde -L` says;
 # where it is the trap, the stock Sonde rows fire N / B6_TRAP_SCALE events
-# (bpftrace, a trap per event, always does).
+# (bpftrace, a trap per event, always does). A sonde with the jump path also
+# runs the stock rows with --stock-sites=trap (at N / B6_TRAP_SCALE).
 #
 # Part 2, pgbench -S on a throwaway PostgreSQL 15 cluster (pg_cluster.sh),
 # B6_PG_SECONDS per run, 2 clients: untraced, under Sonde with a query-latency
-# script on postgres's stock query__start/query__done markers, under bpftrace
+# script on postgres's stock query__start/query__done markers (and with
+# --stock-sites=trap, as in part 1), under bpftrace
 # with the same in its language; transactions per second and the loss against
 # the untraced runs, medians of B6_PG_RUNS rounds. Sonde starts the server
 # (`sonde -c 'runuser -u postgres -- postgres ...'`, the backends being its
@@ -23,8 +25,8 @@
 # and its answer reported. bpftrace attaches to the binary before the server
 # starts.
 #
-# Environment: B6_N (20,000,000 events per thread), B6_THREADS (2), B6_RUNS (3),
-# B6_TRAP_SCALE (100), B6_PG_SECONDS (15), B6_PG_RUNS (3), B6_PG_SCALE (2),
+# Environment: B6_N (50,000,000 events per thread), B6_THREADS (2), B6_RUNS (3),
+# B6_TRAP_SCALE (500), B6_PG_SECONDS (10), B6_PG_RUNS (5), B6_PG_SCALE (2),
 # B6_PG=0 to leave out part 2. Run as root (bpftrace, the postgres user).
 # Writes the b6 section of bench/reports/markers.md ($BENCH_REPORT_DIR when set).
 set -euo pipefail
@@ -33,14 +35,15 @@ source "$(dirname "$0")/lib.sh"
 source "$here/pg_cluster.sh"
 trap 'pg_cleanup; lttng_stop_daemon' EXIT
 trap 'exit 130' INT TERM HUP
-n=${B6_N:-20000000}
+n=${B6_N:-50000000}
 threads=${B6_THREADS:-2}
 runs=${B6_RUNS:-3}
-trap_scale=${B6_TRAP_SCALE:-100}
-pg_seconds=${B6_PG_SECONDS:-15}
-pg_runs=${B6_PG_RUNS:-3}
+trap_scale=${B6_TRAP_SCALE:-500}
+pg_seconds=${B6_PG_SECONDS:-10}
+pg_runs=${B6_PG_RUNS:-5}
 pg_scale=${B6_PG_SCALE:-2}
 
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
 cd "$tmp"
 build_target bench_sonde "$here/bench_target.c" -pthread
 build_target bench_stock "$here/bench_target.c" -DB1_STOCK -pthread
@@ -51,10 +54,12 @@ n_bpf=$((n / trap_scale))
 
 empty='{ }'
 seed='{ printf("%d : %d\n", gettimeofday_ns(), $arg1) }'
-sonde_relay() { # BUILD BODY T N
+sonde_relay() { # BUILD BODY T N [OPTIONS...]
+  local build=$1 body=$2 t=$3 n=$4
+  shift 4
   rm -rf trace
-  cpu_seconds "$sonde" --transport=relay -b -o "$tmp/trace" \
-    -e "probe process(\"./$1\").mark(\"single_trace\") $2" -c "./$1 $3 $4" || return 1
+  cpu_seconds "$sonde" "$@" --transport=relay -b -o "$tmp/trace" \
+    -e "probe process(\"./$build\").mark(\"single_trace\") $body" -c "./$build $t $n" || return 1
   local summary
   summary=$(transport_summary last.err)
   [ -z "$summary" ] || [ "${summary##* }" = 0 ] || echo "${summary##* } lost" >> note
@@ -66,6 +71,8 @@ tool_sonde_empty() { sonde_relay bench_sonde "$empty" "$1" "$2"; }
 tool_stock_empty() { sonde_relay bench_stock "$empty" "$1" "$2"; }
 tool_sonde_seed() { sonde_relay bench_sonde "$seed" "$1" "$2"; }
 tool_stock_seed() { sonde_relay bench_stock "$seed" "$1" "$2"; }
+tool_stock_trap_empty() { sonde_relay bench_stock "$empty" "$1" "$2" --stock-sites=trap; }
+tool_stock_trap_seed() { sonde_relay bench_stock "$seed" "$1" "$2" --stock-sites=trap; }
 tool_bpftrace_empty() {
   cpu_seconds bpftrace -e 'usdt:./bench_stock:bench:single_trace { }' -c "./bench_stock $1 $2"
 }
@@ -77,6 +84,14 @@ rows=("tool_base_sonde|<sonde/sdt.h> build, not attached|$n|"
   "tool_stock_empty|Sonde, <sys/sdt.h> marker, empty handler, relay -b|$n_stock|tool_base_stock"
   "tool_sonde_seed|Sonde, <sonde/sdt.h> marker, B1's seed printf, relay -b|$n|tool_base_sonde"
   "tool_stock_seed|Sonde, <sys/sdt.h> marker, B1's seed printf, relay -b|$n_stock|tool_base_stock")
+# A sonde that has the jump path also takes the trap on request: both, side by side.
+trap_rows=0
+if [ "$stock_path" != trap ] &&
+  "$sonde" --stock-sites=trap -L 'process("./bench_stock").mark("single_trace")' > /dev/null 2>&1; then
+  trap_rows=1
+  rows+=("tool_stock_trap_empty|Sonde, <sys/sdt.h> marker (--stock-sites=trap), empty handler, relay -b|$((n / trap_scale))|tool_base_stock"
+    "tool_stock_trap_seed|Sonde, <sys/sdt.h> marker (--stock-sites=trap), B1's seed printf, relay -b|$((n / trap_scale))|tool_base_stock")
+fi
 bpftrace -e 'BEGIN { exit(); }' > /dev/null 2>&1 &&
   rows+=("tool_bpftrace_empty|bpftrace USDT, <sys/sdt.h> marker, empty action|$n_bpf|tool_base_stock")
 
@@ -115,7 +130,8 @@ section=$tmp/b6.md
   echo
   section_header
   echo "\`bench/markers/b6.sh\`. The stock marker's path at this commit, as \`sonde -L\` gives it:"
-  echo "**$stock_path**."
+  echo "**$stock_path**. Load average when the run started: $load_at_start (1, 5, 15 min; other"
+  echo "work on the machine shows there)."
   echo
   echo "B1's seed workload at $threads threads, built with <sonde/sdt.h> and with a stock"
   echo "\`DTRACE_PROBE1\`. CPU s: user + sys of the whole run (tool and target), median of $runs"
@@ -176,8 +192,11 @@ pg_run() {
       pg_run_server >> "$pg_dir/log" 2>&1 &
       server=$!
       ;;
-    sonde)
-      (cd / && exec "$sonde" -e "$pg_sonde_script" -c "$(pg_server_command)" > "$tmp/tool.out" 2> "$tmp/tool.err") &
+    sonde | sonde_trap)
+      local options=()
+      [ "$mode" = sonde ] || options=(--stock-sites=trap)
+      (cd / && exec "$sonde" "${options[@]}" -e "$pg_sonde_script" -c "$(pg_server_command)" \
+        > "$tmp/tool.out" 2> "$tmp/tool.err") &
       server=$!
       ;;
     bpftrace)
@@ -207,7 +226,7 @@ pg_run() {
     wait "$tracer" || true
   fi
   case $mode in
-    sonde) seen=$(sed -n 's/^queries=//p' tool.out) ;;
+    sonde | sonde_trap) seen=$(sed -n 's/^queries=//p' tool.out) ;;
     bpftrace) seen=$(sed -n 's/^@queries: //p' tool.out) ;;
   esac
   local tps transactions
@@ -221,7 +240,11 @@ pg_run() {
 }
 
 pg_setup "$pg_scale"
-modes=(untraced sonde bpftrace)
+modes=(untraced sonde)
+[ "$trap_rows" = 0 ] || modes+=(sonde_trap)
+modes+=(bpftrace)
+declare -A mode_label=([untraced]=untraced [sonde]="Sonde ($stock_path)"
+  [sonde_trap]="Sonde, --stock-sites=trap" [bpftrace]="bpftrace USDT")
 declare -A pg_tps pg_last
 for ((r = 0; r < pg_runs; r++)); do
   for mode in "${modes[@]}"; do
@@ -241,9 +264,11 @@ done
   echo "pgbench -S, scale $pg_scale, 2 clients, $pg_seconds s a run, on a throwaway cluster"
   echo "(\`pg_cluster.sh\`; the client runs on the same 2 cores). Each run starts the server"
   echo "afresh: untraced; under Sonde (\`sonde -c 'runuser -u postgres -- postgres ...'\`, the"
-  echo "query-latency script below, text transport); under bpftrace (attached to the binary"
-  echo "before the server starts). tps: pgbench's \"without initial connection time\", median"
-  echo "of $pg_runs rounds (each round runs the three in turn); loss: against the untraced median."
+  also_trap=
+  [ "$trap_rows" = 0 ] || also_trap=" and with \`--stock-sites=trap\`"
+  echo "query-latency script below, text transport) on the stock markers' path ($stock_path)$also_trap;"
+  echo "under bpftrace (attached to the binary before the server starts). tps: pgbench's \"without initial connection time\", median"
+  echo "of $pg_runs rounds (each round runs the rows in turn); loss: against the untraced median."
   echo
   echo "\`sonde -x\` on the idle postmaster, tried once before the first untraced run:"
   echo "\`$(cat attach.result 2> /dev/null || echo 'not tried')\`."
@@ -254,13 +279,13 @@ done
   for mode in "${modes[@]}"; do
     tps_list=${pg_tps[$mode]:-}
     if [ -z "$tps_list" ]; then
-      echo "| $mode | failed | | | |"
+      echo "| ${mode_label[$mode]} | failed | | | |"
       continue
     fi
     m=$(printf '%s\n' $tps_list | median)
     [ -n "$base" ] || base=$m
     loss=$(awk -v m="$m" -v b="$base" 'BEGIN { printf "%.1f %%", 100 * (1 - m / b) }')
-    echo "| $mode | $m | $(echo $tps_list | sed 's/ /, /g') | $loss | ${pg_last[$mode]} |"
+    echo "| ${mode_label[$mode]} | $m | $(echo $tps_list | sed 's/ /, /g') | $loss | ${pg_last[$mode]} |"
     [ "$mode" != sonde ] || sonde_loss=$(awk -v m="$m" -v b="$base" 'BEGIN { printf "%.1f", 100 * (1 - m / b) }')
   done
   echo
