@@ -111,8 +111,26 @@ thread_local ThreadMask threadMask;
 
 void moveEpoch() { threadMask.epoch.fetch_add(1, std::memory_order_relaxed); }
 
-// SIGSEGV and SIGBUS are both unblocked in this thread. No system call while
-// the answer is known.
+void onFault(int sig, siginfo_t *info, void *context);
+
+// The kernel's own view of SIGSEGV's and SIGBUS's actions: a program that set
+// one with a raw system call, past the interposed calls, replaced ours.
+bool faultHandlersStillOurs() {
+  struct {
+    void *handler;
+    unsigned long flags;
+    void *restorer;
+    uint64_t mask;
+  } action;
+  for (int sig : {SIGSEGV, SIGBUS})
+    if (syscall(SYS_rt_sigaction, sig, nullptr, &action, sizeof action.mask) != 0 ||
+        action.handler != reinterpret_cast<void *>(onFault))
+      return false;
+  return true;
+}
+
+// SIGSEGV and SIGBUS are both unblocked in this thread (and, checked at the
+// same time, still ours). No system call while the answer is known.
 bool faultSignalsUnblocked() {
   ThreadMask &t = threadMask;
   uint32_t e = t.epoch.load(std::memory_order_relaxed);
@@ -121,6 +139,10 @@ bool faultSignalsUnblocked() {
   uint64_t blocked = ~0ull;
   if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, nullptr, &blocked, sizeof blocked) != 0)
     return false;
+  if (!faultHandlersStillOurs()) {
+    gateOpen.store(false);
+    return false;
+  }
   bool clear = (blocked & kFaultBits) == 0;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (t.epoch.load(std::memory_order_relaxed) == e) {

@@ -7,8 +7,8 @@
 // value or exactly its script error / fallback text, the target runs on to its
 // own exit status and output; the same reads from a thread with SIGSEGV and
 // SIGBUS blocked and from a handler blocking them (read with process_vm_readv)
-// print the same; the program's own SIGSEGV handler, installed after start,
-// still gets its own faults.
+// print the same; the program's own SIGSEGV handler, installed after start
+// (through libc, or with the system call), still gets its own faults.
 #include "SondeRun.h"
 
 #include <gtest/gtest.h>
@@ -153,6 +153,15 @@ TEST(UserMemory, ProgramsOwnSegvHandlerStillGetsItsFaults) {
   expectCompleted(r);
   // The target checked that sigaction reports its handler and that it ran
   // for its two faults (before and after the markers).
+  EXPECT_NE(r.targetOut.find("own faults 2\n"), std::string::npos) << r.targetOut;
+  EXPECT_EQ(r.printed["main"], expectedLines(r.cases)) << r.description;
+}
+
+TEST(UserMemory, HandlerSetPastLibcIsSeenAndReadsTakeTheSystemCall) {
+  // rt_sigaction called directly replaces the agent's handler without it
+  // knowing; it checks the kernel's actions before trusting a thread's mask.
+  UserMemoryRun r = run("raw");
+  expectCompleted(r);
   EXPECT_NE(r.targetOut.find("own faults 2\n"), std::string::npos) << r.targetOut;
   EXPECT_EQ(r.printed["main"], expectedLines(r.cases)) << r.description;
 }

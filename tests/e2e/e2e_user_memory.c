@@ -9,7 +9,9 @@
  *   handler   with its own SIGSEGV handler (installed after start), which
  *             recovers from its own faults before and after the markers;
  *   nested    also from a SIGUSR1 handler on an alternate stack that blocks
- *             every signal but SIGTRAP.
+ *             every signal but SIGTRAP;
+ *   raw       as handler, the handler installed with the rt_sigaction system
+ *             call itself (past libc, where the agent cannot see it).
  * Exits 0 when everything it checked of itself held. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 void e2e_user_memory_stock_read(const char *label, uintptr_t address, const char *where);
@@ -123,6 +126,27 @@ static void fault_and_recover(uintptr_t address) {
   }
 }
 
+/* raw: the program's handler set with the system call, its own restorer. */
+void e2e_raw_restorer(void);
+__asm__(".text\n"
+        ".globl e2e_raw_restorer\n"
+        "e2e_raw_restorer:\n"
+        "  mov $15, %eax\n" /* rt_sigreturn */
+        "  syscall\n");
+struct kernel_sigaction {
+  void (*handler)(int, siginfo_t *, void *);
+  unsigned long flags;
+  void (*restorer)(void);
+  uint64_t mask;
+};
+#define E2E_SA_RESTORER 0x04000000
+
+static int set_handler_raw(void (*handler)(int, siginfo_t *, void *)) {
+  struct kernel_sigaction ka = {handler, SA_SIGINFO | SA_ONSTACK | E2E_SA_RESTORER,
+                                e2e_raw_restorer, 0};
+  return (int)syscall(SYS_rt_sigaction, SIGSEGV, &ka, NULL, sizeof ka.mask);
+}
+
 /* nested: markers inside a handler that blocks every signal but SIGTRAP (a
  * stock marker's int3 with SIGTRAP blocked kills the process: the trap path's
  * limit, not a memory read's), on an alternate stack. */
@@ -133,7 +157,7 @@ static void nested_handler(int sig) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s plain|blocked|handler|nested OUT_FILE\n", argv[0]);
+    fprintf(stderr, "usage: %s plain|blocked|handler|nested|raw OUT_FILE\n", argv[0]);
     return 2;
   }
   const char *mode = argv[1];
@@ -141,19 +165,23 @@ int main(int argc, char **argv) {
   if (!out)
     return 2;
   set_up_cases(argv[2]);
-  if (strcmp(mode, "handler") == 0) {
+  if (strcmp(mode, "handler") == 0 || strcmp(mode, "raw") == 0) {
     static char altstack[64 * 1024];
     stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
     sigaltstack(&ss, NULL);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = own_handler;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    check(sigaction(SIGSEGV, &sa, NULL) == 0, "sigaction");
-    struct sigaction now;
-    check(sigaction(SIGSEGV, NULL, &now) == 0 && now.sa_sigaction == own_handler,
-          "sigaction reports the program's handler");
+    if (strcmp(mode, "raw") == 0) {
+      check(set_handler_raw(own_handler) == 0, "rt_sigaction");
+    } else {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_sigaction = own_handler;
+      sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+      sigemptyset(&sa.sa_mask);
+      check(sigaction(SIGSEGV, &sa, NULL) == 0, "sigaction");
+      struct sigaction now;
+      check(sigaction(SIGSEGV, NULL, &now) == 0 && now.sa_sigaction == own_handler,
+            "sigaction reports the program's handler");
+    }
     fault_and_recover(0);
     fire_all("main");
     fault_and_recover(cases[3].address); /* the guard page */
