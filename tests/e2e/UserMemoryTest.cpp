@@ -2,8 +2,9 @@
 // sites and the trap path), which the agent does in place (runtime/session/
 // UserCopy.h, runtime/agent/SignalActions.h): a valid string, and NULL, an
 // unmapped page, a PROT_NONE guard page, a kernel and a non-canonical address,
-// a range wrapping past 2^64, strings ending right before a guard page with
-// and without their NUL, a file mapping past its end (SIGBUS). Each gives the
+// a range wrapping past 2^64, strings ending right before an unmapped page
+// with and without their NUL and before a guard page, a file mapping past its
+// end (SIGBUS). Each gives the
 // value or exactly its script error / fallback text, the target runs on to its
 // own exit status and output; the same reads from a thread with SIGSEGV and
 // SIGBUS blocked and from a handler blocking them (read with process_vm_readv)
@@ -66,16 +67,18 @@ std::string expectedFields(const Case &c) {
   static const std::map<std::string, std::string> texts = {
       {"valid32", "a 32-byte string, read in place."},
       {"edge-nul", "edge with its NUL"},
-      {"edge-open", "edge without a NUL"}};
+      {"edge-open", "edge without a NUL"},
+      {"edge-guard", "edge of the guard"}};
   auto known = texts.find(c.label);
   std::string stringFault = "ERROR user string copy fault -14 at " + c.hex + " [man error::fault]";
   if (known == texts.end()) // unreadable from its first byte
     return c.label + "|" + stringFault + "|" + stringFault + "|<bad>|" + c.hex + "|" + c.hex +
            "|0|0|ERROR read fault [man error::fault] at " + c.hex + "|" + c.hex;
   const std::string &text = known->second;
-  // edge-open runs into the guard page before any NUL: a fault for the whole
-  // string, its first bytes still read; a buffer read past it, the address.
-  bool whole = c.label != "edge-open";
+  // edge-open and edge-guard run into an unreadable page before any NUL: a
+  // fault for the whole string, its first bytes still read; a buffer read
+  // past it, the address.
+  bool whole = c.label == "valid32" || c.label == "edge-nul";
   bool bufferReadable = c.label == "valid32";
   std::string longText = std::to_string(firstLong(text));
   return c.label + "|" + (whole ? text : stringFault) + "|" + text.substr(0, 5) + "|" +
@@ -121,7 +124,7 @@ std::vector<std::string> expectedLines(const std::vector<Case> &cases) {
 void expectCompleted(const UserMemoryRun &r) {
   ASSERT_TRUE(r.result.exited && r.result.exitCode == 0) << r.description << r.targetOut;
   EXPECT_NE(r.targetOut.find("done 0\n"), std::string::npos) << r.targetOut;
-  ASSERT_EQ(r.cases.size(), 10u) << r.targetOut;
+  ASSERT_EQ(r.cases.size(), 11u) << r.targetOut;
 }
 
 TEST(UserMemory, BadAddressesGiveTheScriptErrorsAndTheTargetRunsOn) {

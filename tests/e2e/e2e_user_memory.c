@@ -74,17 +74,22 @@ static void set_up_cases(const char *outPath) {
   char *mapped = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, fileno(again), 0);
   fclose(again);
   check(mapped != MAP_FAILED, "file mapping");
-  /* Pages: readable, PROT_NONE guard, readable, guard, unmapped again. */
-  char *pages = mmap(NULL, 5 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  mprotect(pages + page, page, PROT_NONE);
-  mprotect(pages + 3 * page, page, PROT_NONE);
-  munmap(pages + 4 * page, page);
-  add_case("unmapped", (uintptr_t)(pages + 4 * page));
-  add_case("guard", (uintptr_t)(pages + page));
+  /* Pages: readable, unmapped, readable, unmapped, readable, PROT_NONE guard;
+   * far below where the kernel puts new mappings (top down from the
+   * libraries), so that nothing the process maps later fills the holes. */
+  char *pages = mmap((void *)0x100000000000ul, 6 * page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  check(pages != MAP_FAILED, "mmap at 16 TiB");
+  munmap(pages + page, page);
+  munmap(pages + 3 * page, page);
+  mprotect(pages + 5 * page, page, PROT_NONE);
+  add_case("unmapped", (uintptr_t)(pages + page));
+  add_case("guard", (uintptr_t)(pages + 5 * page));
   add_case("kernel", 0xffffffff81000000ul);
   add_case("noncanonical", 0x8000000000000000ul);
   add_case("wrap", 0xfffffffffffffffcul);
-  /* Strings whose last bytes are right before a guard page. */
+  /* Strings whose last bytes are right before an unmapped page (with and
+   * without their NUL) and before the guard page (without). */
   static const char edgeNul[] = "edge with its NUL";
   char *nulAt = pages + page - sizeof edgeNul;
   memcpy(nulAt, edgeNul, sizeof edgeNul);
@@ -93,6 +98,10 @@ static void set_up_cases(const char *outPath) {
   char *openAt = pages + 3 * page - (sizeof edgeOpen - 1);
   memcpy(openAt, edgeOpen, sizeof edgeOpen - 1);
   add_case("edge-open", (uintptr_t)openAt);
+  static const char edgeGuard[] = "edge of the guard";
+  char *guardAt = pages + 5 * page - (sizeof edgeGuard - 1);
+  memcpy(guardAt, edgeGuard, sizeof edgeGuard - 1);
+  add_case("edge-guard", (uintptr_t)guardAt);
   add_case("past-eof", (uintptr_t)(mapped + page));
   fflush(out);
 }
