@@ -100,8 +100,10 @@ UserMemoryRun run(const std::string &mode) {
   ScratchDir dir;
   UserMemoryRun r;
   std::string command = target() + " " + mode + " " + dir.file("out");
-  r.result = runSonde(script(), command, dir.path());
-  r.description = describeRun(script(), command, r.result);
+  // The stock marker on the trap path whatever its code allows: handlers in
+  // the agent's SIGTRAP handler, next to the sonde marker's stub.
+  r.result = runSonde(script(), command, dir.path(), {"--stock-sites=trap"});
+  r.description = describeRun("--stock-sites=trap " + script(), command, r.result);
   r.targetOut = readFile(dir.file("out"));
   r.cases = casesOf(r.targetOut);
   for (const std::string &line : test::linesOf(r.result.stdoutText)) {
