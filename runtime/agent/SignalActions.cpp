@@ -19,8 +19,8 @@ namespace {
 using SigactionFn = int (*)(int, const struct sigaction *, struct sigaction *);
 using SigmaskFn = int (*)(int, const sigset_t *, sigset_t *);
 
-// libc's own. Resolved on first use, which comes before any handler of ours is
-// installed (other libraries' constructors may call them before ours run).
+// libc's own: resolved as the agent loads (dlsym must not run in a signal
+// handler), or at first use if another library's constructor comes first.
 int realSigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   static SigactionFn f = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
   return f(sig, act, old);
@@ -28,6 +28,10 @@ int realSigaction(int sig, const struct sigaction *act, struct sigaction *old) {
 int realPthreadSigmask(int how, const sigset_t *set, sigset_t *old) {
   static SigmaskFn f = reinterpret_cast<SigmaskFn>(dlsym(RTLD_NEXT, "pthread_sigmask"));
   return f(how, set, old);
+}
+__attribute__((constructor)) void resolveSignalCalls() {
+  realSigaction(SIGSEGV, nullptr, nullptr);
+  realPthreadSigmask(SIG_BLOCK, nullptr, nullptr);
 }
 
 constexpr uint64_t kFaultBits = (1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1));

@@ -28,23 +28,35 @@ using JumpFn = void (*)(struct __jmp_buf_tag *, int);
 using SetContextFn = int (*)(const ucontext_t *);
 using SwapContextFn = int (*)(ucontext_t *, const ucontext_t *);
 
-// Resolved as the agent loads (the jumps run in signal handlers, where dlsym
-// must not), or at first use if another library's constructor comes first.
+// libc's own, resolved as the agent loads (these run in signal handlers, where
+// dlsym must not), or at first use if another library's constructor comes first.
 JumpFn realLongjmp, realSiglongjmp, realUnderscoreLongjmp, realLongjmpChk;
 SetContextFn realSetcontext;
 SwapContextFn realSwapcontext;
+SignalFn realSignal, realBsdSignal, realSsignal, realSysvSignal, realUnderscoreSysvSignal,
+    realSigset;
+int (*realSigignore)(int);
+int (*realSiginterrupt)(int, int);
 template <class F> F resolved(F &f, const char *name) {
   if (!f)
     f = next<F>(name);
   return f;
 }
-__attribute__((constructor)) void resolveJumpCalls() {
+__attribute__((constructor)) void resolveLibcCalls() {
   resolved(realLongjmp, "longjmp");
   resolved(realSiglongjmp, "siglongjmp");
   resolved(realUnderscoreLongjmp, "_longjmp");
   resolved(realLongjmpChk, "__longjmp_chk");
   resolved(realSetcontext, "setcontext");
   resolved(realSwapcontext, "swapcontext");
+  resolved(realSignal, "signal");
+  resolved(realBsdSignal, "bsd_signal");
+  resolved(realSsignal, "ssignal");
+  resolved(realSysvSignal, "sysv_signal");
+  resolved(realUnderscoreSysvSignal, "__sysv_signal");
+  resolved(realSigset, "sigset");
+  resolved(realSigignore, "sigignore");
+  resolved(realSiginterrupt, "siginterrupt");
 }
 
 // siginterrupt's choice, which signal() follows (as glibc's _sigintr).
@@ -94,36 +106,34 @@ int __sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
 }
 
 Handler signal(int sig, Handler handler) noexcept {
-  static SignalFn real = next<SignalFn>("signal");
-  return signalActionsInterposed() ? bsdSignal(sig, handler) : real(sig, handler);
+  return signalActionsInterposed() ? bsdSignal(sig, handler)
+                                   : resolved(realSignal, "signal")(sig, handler);
 }
 
 Handler bsd_signal(int sig, Handler handler) noexcept {
-  static SignalFn real = next<SignalFn>("bsd_signal");
-  return signalActionsInterposed() ? bsdSignal(sig, handler) : real(sig, handler);
+  return signalActionsInterposed() ? bsdSignal(sig, handler)
+                                   : resolved(realBsdSignal, "bsd_signal")(sig, handler);
 }
 
 Handler ssignal(int sig, Handler handler) noexcept {
-  static SignalFn real = next<SignalFn>("ssignal");
-  return signalActionsInterposed() ? bsdSignal(sig, handler) : real(sig, handler);
+  return signalActionsInterposed() ? bsdSignal(sig, handler)
+                                   : resolved(realSsignal, "ssignal")(sig, handler);
 }
 
 Handler sysv_signal(int sig, Handler handler) noexcept {
-  static SignalFn real = next<SignalFn>("sysv_signal");
   return signalActionsInterposed() ? setHandler(sig, handler, SA_RESETHAND | SA_NODEFER, false)
-                                   : real(sig, handler);
+                                   : resolved(realSysvSignal, "sysv_signal")(sig, handler);
 }
 
 Handler __sysv_signal(int sig, Handler handler) noexcept {
-  static SignalFn real = next<SignalFn>("__sysv_signal");
-  return signalActionsInterposed() ? setHandler(sig, handler, SA_RESETHAND | SA_NODEFER, false)
-                                   : real(sig, handler);
+  return signalActionsInterposed()
+             ? setHandler(sig, handler, SA_RESETHAND | SA_NODEFER, false)
+             : resolved(realUnderscoreSysvSignal, "__sysv_signal")(sig, handler);
 }
 
 Handler sigset(int sig, Handler disposition) noexcept {
-  static SignalFn real = next<SignalFn>("sigset");
   if (!signalActionsInterposed())
-    return real(sig, disposition);
+    return resolved(realSigset, "sigset")(sig, disposition);
   sigset_t oldMask;
   struct sigaction old;
   if (disposition == SIG_HOLD) {
@@ -141,16 +151,14 @@ Handler sigset(int sig, Handler disposition) noexcept {
 }
 
 int sigignore(int sig) noexcept {
-  static auto real = next<int (*)(int)>("sigignore");
   if (!signalActionsInterposed())
-    return real(sig);
+    return resolved(realSigignore, "sigignore")(sig);
   return setHandler(sig, SIG_IGN, 0, false) == SIG_ERR ? -1 : 0;
 }
 
 int siginterrupt(int sig, int interrupt) noexcept {
-  static auto real = next<int (*)(int, int)>("siginterrupt");
   if (!signalActionsInterposed())
-    return real(sig, interrupt);
+    return resolved(realSiginterrupt, "siginterrupt")(sig, interrupt);
   struct sigaction act;
   if (setSignalAction(sig, nullptr, &act) != 0)
     return -1;
