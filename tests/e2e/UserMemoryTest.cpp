@@ -153,6 +153,15 @@ TEST(UserMemory, HandlerBlockingEverySignalReadsTheSame) {
   EXPECT_EQ(r.printed["after"], expected) << r.description;
 }
 
+TEST(UserMemory, ForkChildReadsTheSame) {
+  UserMemoryRun r = run("fork");
+  expectCompleted(r);
+  std::vector<std::string> expected = expectedLines(r.cases);
+  EXPECT_EQ(r.printed["main"], expected) << r.description;
+  EXPECT_EQ(r.printed["child"], expected) << r.description;
+  EXPECT_EQ(r.printed["after"], expected) << r.description;
+}
+
 TEST(UserMemory, ProgramsOwnSegvHandlerStillGetsItsFaults) {
   UserMemoryRun r = run("handler");
   expectCompleted(r);

@@ -10,6 +10,7 @@
  *             recovers from its own faults before and after the markers;
  *   nested    also from a SIGUSR1 handler on an alternate stack that blocks
  *             every signal but SIGTRAP;
+ *   fork      also from a fork child;
  *   raw       as handler, the handler installed with the rt_sigaction system
  *             call itself (past libc, where the agent cannot see it).
  * Exits 0 when everything it checked of itself held. */
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void e2e_user_memory_stock_read(const char *label, uintptr_t address, const char *where);
@@ -166,7 +168,7 @@ static void nested_handler(int sig) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s plain|blocked|handler|nested|raw OUT_FILE\n", argv[0]);
+    fprintf(stderr, "usage: %s plain|blocked|handler|nested|fork|raw OUT_FILE\n", argv[0]);
     return 2;
   }
   const char *mode = argv[1];
@@ -216,6 +218,17 @@ int main(int argc, char **argv) {
       pthread_t t;
       check(pthread_create(&t, NULL, blocked_thread, NULL) == 0, "pthread_create");
       pthread_join(t, NULL);
+      fire_all("after");
+    } else if (strcmp(mode, "fork") == 0) {
+      fflush(out);
+      pid_t child = fork();
+      if (child == 0) {
+        fire_all("child");
+        _exit(0);
+      }
+      int status = -1;
+      check(child > 0 && waitpid(child, &status, 0) == child, "fork and wait");
+      check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child exited 0");
       fire_all("after");
     }
   }
