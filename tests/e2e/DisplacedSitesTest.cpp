@@ -88,6 +88,20 @@ TEST(DisplacedSites, ValuesAndCountsOnBothPaths) {
   }
 }
 
+// A fork child keeps the patched code and its stubs: its hits count too, and
+// its values are right.
+TEST(DisplacedSites, ForkChildRunsThroughTheStubs) {
+  ScratchDir dir;
+  auto plain = test::runProcess(kTarget, {"1000", "fork"}, dir.path(), 60s);
+  ASSERT_EQ(plain.exitCode, 0);
+  auto r = runSonde(countScript(), std::string(kTarget) + " 1000 fork", dir.path());
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
+  std::string expected = plain.stdoutText;
+  for (const auto &[name, path] : kPaths)
+    expected += name + " 2000 -1000\n";
+  EXPECT_EQ(r.stdoutText, expected);
+}
+
 // Four threads loop through every site while sonde attaches and detaches 100
 // times: each run counts hits of every site, no thread ever computes a wrong
 // value, no site falls back to a trap because a thread stayed inside its

@@ -2,6 +2,7 @@
  *   e2e_displaced N     calls every function for x = -N/2 .. N/2-1 and prints,
  *                       per function, "NAME calls SUM-OF-X wrong W" (W: results
  *                       that are not the function's value for x).
+ *   e2e_displaced N fork  the same in a fork child, then in the parent.
  *   e2e_displaced -t T  T threads call them (all but d_rip_add) in a loop,
  *                       checking each result, until SIGTERM; prints "ready",
  *                       then "thread K: ok" (or WRONG) each; exit 3 if wrong. */
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 long d_copy(long), d_rip_load(long), d_rip_add(long), d_jcc(long), d_jcc_near(long), d_jmp(long),
@@ -94,6 +96,17 @@ int main(int argc, char **argv) {
     return threads >= 1 && threads <= 64 ? threaded(threads) : 2;
   }
   long n = argc > 1 ? atol(argv[1]) : 1000;
+  if (argc > 2 && strcmp(argv[2], "fork") == 0) {
+    fflush(stdout);
+    pid_t child = fork();
+    if (child < 0)
+      return 2;
+    if (child > 0) {
+      int status = 0;
+      if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 3;
+    }
+  }
   for (int k = 0; k < kSites; ++k) {
     long sum = 0, wrong = 0, acc = 0;
     d_acc = 0;

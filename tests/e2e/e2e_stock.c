@@ -1,5 +1,6 @@
 /* End-to-end target built with the stock <sys/sdt.h>: its markers are 1-byte
- * NOPs, so Sonde takes the trap path. Usage: e2e_stock RECORD_FILE ITERATIONS. */
+ * NOPs (the jump path where sonde can displace the code after them, else the
+ * trap path). Usage: e2e_stock RECORD_FILE ITERATIONS. */
 #include "e2e_record.h"
 
 #include <stdint.h>
