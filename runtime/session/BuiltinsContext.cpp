@@ -1,6 +1,7 @@
 // Built-ins about time and the running process (BuiltinAbi.h).
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/Runtime.h"
+#include "runtime/values/ProcessIdentity.h"
 
 #include <cstdio>
 #include <cstring>
@@ -60,8 +61,10 @@ int64_t sonde_fn_local_clock_ns_0(sonde_context *, uint32_t) { return clockNs(CL
 int64_t sonde_fn_ktime_get_ns_0(sonde_context *, uint32_t) { return clockNs(CLOCK_MONOTONIC); }
 int64_t sonde_fn_get_cycles_0(sonde_context *, uint32_t) { return static_cast<int64_t>(__rdtsc()); }
 
-int64_t sonde_fn_pid_0(sonde_context *, uint32_t) { return getpid(); }
-int64_t sonde_fn_tid_0(sonde_context *, uint32_t) { return gettid(); }
+// Cached: each is a system call, about a microsecond here, and scripts key
+// arrays by them on every event.
+int64_t sonde_fn_pid_0(sonde_context *, uint32_t) { return sonde::values::myPid(); }
+int64_t sonde_fn_tid_0(sonde_context *, uint32_t) { return sonde::values::myTid(); }
 int64_t sonde_fn_ppid_0(sonde_context *, uint32_t) { return getppid(); }
 int64_t sonde_fn_uid_0(sonde_context *, uint32_t) { return getuid(); }
 int64_t sonde_fn_euid_0(sonde_context *, uint32_t) { return geteuid(); }

@@ -5,6 +5,7 @@
 #include "runtime/session/BuiltinAbi.h"
 #include "runtime/session/Runtime.h"
 #include "runtime/session/SessionFacts.h"
+#include "runtime/values/ProcessIdentity.h"
 
 #include <cstring>
 #include <ctime>
@@ -93,8 +94,8 @@ int64_t sonde_fn_sid_0(sonde_context *, uint32_t) { return getsid(0); }
 
 // The namespaces are sonde's own (it has no --target-namespaces), where the ids
 // are the usual ones.
-int64_t sonde_fn_ns_pid_0(sonde_context *, uint32_t) { return getpid(); }
-int64_t sonde_fn_ns_tid_0(sonde_context *, uint32_t) { return gettid(); }
+int64_t sonde_fn_ns_pid_0(sonde_context *, uint32_t) { return sonde::values::myPid(); }
+int64_t sonde_fn_ns_tid_0(sonde_context *, uint32_t) { return sonde::values::myTid(); }
 int64_t sonde_fn_ns_ppid_0(sonde_context *, uint32_t) { return getppid(); }
 int64_t sonde_fn_ns_pgrp_0(sonde_context *, uint32_t) { return getpgrp(); }
 int64_t sonde_fn_ns_sid_0(sonde_context *, uint32_t) { return getsid(0); }

@@ -14,10 +14,27 @@ namespace {
 
 std::atomic<uint32_t> cachedPid{0};
 [[maybe_unused]] const int pidRefreshOnFork = pthread_atfork(nullptr, nullptr, refreshMyPid);
+// Bumped with each refresh of the pid (a fork child): a thread's cached tid
+// from before it is the parent's.
+std::atomic<uint32_t> pidGeneration{0};
+thread_local uint32_t cachedTid = 0;
+thread_local uint32_t cachedTidGeneration = 0;
 
 } // namespace
 
-void refreshMyPid() { cachedPid.store(static_cast<uint32_t>(getpid()), std::memory_order_relaxed); }
+void refreshMyPid() {
+  cachedPid.store(static_cast<uint32_t>(getpid()), std::memory_order_relaxed);
+  pidGeneration.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint32_t myTid() {
+  uint32_t generation = pidGeneration.load(std::memory_order_relaxed);
+  if (__builtin_expect(cachedTid == 0 || cachedTidGeneration != generation, 0)) {
+    cachedTid = static_cast<uint32_t>(gettid());
+    cachedTidGeneration = generation;
+  }
+  return cachedTid;
+}
 
 uint32_t myPid() {
   uint32_t pid = cachedPid.load(std::memory_order_relaxed);

@@ -15,6 +15,8 @@ inline constexpr uint32_t kPidLimit = 1u << 22;
 // children by an atfork handler and by sonde_values_forked().
 uint32_t myPid();
 void refreshMyPid();
+// gettid(), cached per thread, refreshed after a refresh of the pid.
+uint32_t myTid();
 
 // Whether a lock holder's pid can be real (1 .. kPidLimit).
 inline bool plausiblePid(uint32_t pid) { return pid != 0 && pid <= kPidLimit; }

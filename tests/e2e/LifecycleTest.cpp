@@ -53,6 +53,24 @@ TEST(MarkerLifecycle, ForkedChildIsTraced) {
   EXPECT_EQ(result.stdoutText, "parent=1000 child=1000\n") << describeRun(script, command, result);
 }
 
+// pid() and tid() (cached by the runtime) are the child's own in a fork child,
+// though the parent's thread read them before the fork: there pid() is not
+// target() and tid() is pid() (its only thread).
+TEST(MarkerLifecycle, ForkedChildSeesItsOwnPidAndTid) {
+  ScratchDir dir;
+  std::string resultFile = dir.file("result");
+  std::string script =
+      "global c\n" +
+      markProbe(E2E_LIFECYCLE, "forked", "c[$arg1, pid() == target(), tid() == pid()]++") +
+      "probe end { foreach ([who+, t, main] in c) printf(\"%d %d %d: %d\\n\", who, t, main, "
+      "c[who, t, main]) }\n";
+  std::string command = lifecycle("fork " + resultFile + " 1000");
+  auto result = runSonde(script, command, dir.path());
+  ASSERT_TRUE(result.exited && result.exitCode == 0) << describeRun(script, command, result);
+  EXPECT_EQ(result.stdoutText, "0 1 1: 1000\n1 0 1: 1000\n2 1 1: 1\n")
+      << describeRun(script, command, result);
+}
+
 // -c follows exec: the program the target execs is traced too (ExecFollowTest.cpp
 // for wrappers).
 TEST(MarkerLifecycle, ExecedProgramIsTraced) {

@@ -1,7 +1,8 @@
 /* End-to-end target for the life of an attached process:
  *   detach RESULT        fires `tick` until the tool detaches, then checks that
  *                        the semaphore is back to 0 and its code equals the file
- *   fork RESULT N        parent and child each fire `forked` N times ($arg1 0 / 1)
+ *   fork RESULT N        parent and child each fire `forked` N times ($arg1 0 / 1),
+ *                        after the parent fired it once ($arg1 2)
  *   exec RESULT N        fires `pre_exec` N times, then execs itself as
  *   after-exec RESULT N  which fires `post_exec` N times
  *   exit CODE N          fires `tick` N times, then exits with CODE
@@ -105,6 +106,7 @@ static void fire_forked(long who, long count) {
 }
 
 static int fork_mode(const char *result, long count) {
+  fire_forked(2, 1); /* once before the fork: what the child inherits was the parent's */
   pid_t child = fork();
   if (child < 0)
     return 1;
