@@ -20,6 +20,9 @@ packages=(
   lttng-tools liblttng-ust-dev babeltrace2 bpftrace systemtap-sdt-dev
   # random C programs for the stock-marker differential test (tests/differential)
   csmith libcsmith-dev
+  # a real program with 71 stock markers: the stock-sites report and B6's pgbench
+  # rows (bench/markers/stock-sites.sh, b6.sh)
+  postgresql-15 postgresql-client-15
 )
 
 missing=()
