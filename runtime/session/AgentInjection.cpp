@@ -123,7 +123,19 @@ std::string whyNotNow(pid_t pid, const StoppedThread &thread, const UnsafeCode &
   std::optional<std::vector<uint64_t>> stack = stackOf(pid, r, thread);
   if (!stack)
     return "its stack cannot be read";
-  return whyNotSafePoint(r.rip, *stack, unsafe);
+  std::string why = whyNotSafePoint(r.rip, *stack, unsafe);
+  if (why.empty())
+    return why;
+  // A word of the stack named unsafe code: a return address, or a stale one
+  // (postgres's idle postmaster keeps startup's calls into malloc). The CFI,
+  // when it unwinds the whole stack, tells which.
+  bool complete = false;
+  std::string ignored;
+  std::vector<StackFrame> frames =
+      unwindStoppedThread(thread.tid(), kMaxFrames, &ignored, &complete);
+  if (!complete || frames.front().pc != r.rip)
+    return why;
+  return whyNotSafePointFromFrames(frames, unsafe);
 }
 
 // The return out of the unsafe code the thread is in, if one can be found.

@@ -53,9 +53,11 @@ const RemoteUnwind &remoteUnwind() {
 
 } // namespace
 
-std::vector<StackFrame> unwindStoppedThread(pid_t tid, size_t max, std::string *error) {
+std::vector<StackFrame> unwindStoppedThread(pid_t tid, size_t max, std::string *error,
+                                            bool *complete) {
   const RemoteUnwind &u = remoteUnwind();
   std::vector<StackFrame> frames;
+  int stepped = -1;
   if (!u.error.empty()) {
     *error = u.error;
     return frames;
@@ -69,10 +71,12 @@ std::vector<StackFrame> unwindStoppedThread(pid_t tid, size_t max, std::string *
       if (u.getReg(&cursor, UNW_REG_IP, &pc) != 0 || u.getReg(&cursor, UNW_REG_SP, &sp) != 0)
         break;
       frames.push_back({pc, sp});
-    } while (frames.size() < max && u.step(&cursor) > 0);
+    } while (frames.size() < max && (stepped = u.step(&cursor)) > 0);
   } else {
     *error = "cannot start unwinding the thread";
   }
+  if (complete)
+    *complete = stepped == 0 && !frames.empty();
   if (context)
     u.uptDestroy(context);
   if (space)

@@ -15,7 +15,9 @@ namespace sonde::session {
 // Innermost first: frame 0 is where the thread stopped; each frame's sp is
 // its stack pointer (for frames above 0: where the call it made returns
 // with). Stops at `max`, at the outermost frame, or where the CFI gives out;
-// empty (with `error`) when libunwind-ptrace cannot be used.
-std::vector<StackFrame> unwindStoppedThread(pid_t tid, size_t max, std::string *error);
+// empty (with `error`) when libunwind-ptrace cannot be used. `complete`: the
+// unwind reached the outermost frame (the CFI of _start or clone says so).
+std::vector<StackFrame> unwindStoppedThread(pid_t tid, size_t max, std::string *error,
+                                            bool *complete = nullptr);
 
 } // namespace sonde::session

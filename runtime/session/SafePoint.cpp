@@ -33,6 +33,19 @@ std::string whyNotSafePoint(uint64_t rip, const std::vector<uint64_t> &stack,
   return "";
 }
 
+std::string whyNotSafePointFromFrames(const std::vector<StackFrame> &frames,
+                                      const UnsafeCode &unsafe) {
+  for (size_t i = 0; i < frames.size(); ++i) {
+    uint64_t pc = frames[i].pc;
+    const CodeRange *r = unsafe.holding(pc);
+    if (!r && i > 0)
+      r = unsafe.holding(pc - 1);
+    if (r)
+      return (i == 0 ? "it is running " : "it is inside ") + r->what;
+  }
+  return "";
+}
+
 const std::vector<std::string> &lockTakingLibcFunctions() {
   static const std::vector<std::string> names = {
       // The allocator (its arena locks).

@@ -52,6 +52,13 @@ struct StackFrame {
   uint64_t pc = 0, sp = 0;
 };
 
+// whyNotSafePoint from the thread's call frames (innermost first), unwound with CFI
+// to the outermost one: stale words of its stack (an old return into malloc
+// left in a live frame) do not count. A caller's pc is a return address: its
+// call is at pc - 1, which is checked too.
+std::string whyNotSafePointFromFrames(const std::vector<StackFrame> &frames,
+                                      const UnsafeCode &unsafe);
+
 // Where a thread that is not at a safe point will be at one: the return out
 // of the outermost unsafe code it is in.
 struct ReturnSlot {

@@ -98,6 +98,24 @@ TEST(AttachSafety, LibraryLoadedAndUnloadedInALoop) {
   EXPECT_NE(text.find(": ok\n"), std::string::npos) << text;
 }
 
+// A thread idling in a frame that keeps stale returns into malloc (postgres's
+// postmaster does) is at a safe point: its CFI unwinds to the outermost frame
+// without passing through malloc. (A stack scan alone refused it forever.)
+TEST(AttachSafety, StaleReturnsIntoMallocDoNotBlockTheAttach) {
+  ScratchDir dir;
+  RunningTarget target(0, E2E_STALE_STACK, {});
+  ASSERT_TRUE(target.waitFor("ready"));
+  std::string script = "global n\n"
+                       "probe process.provider(\"stale\").mark(\"tick\") { n++ }\n"
+                       "probe timer.ms(300) { exit() }\n"
+                       "probe end { printf(\"ticked %d\\n\", n > 0) }\n";
+  auto r = attach(script, {"-x", target.pidText()}, dir.path());
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << describe(r);
+  EXPECT_EQ(r.stdoutText, "ticked 1\n") << describe(r);
+  auto [text, status] = target.stop();
+  EXPECT_EQ(status, 0) << text;
+}
+
 // The borrowed thread gets back every register and its vector state; threads
 // in read() and nanosleep() see their calls complete as if nothing happened.
 TEST(AttachSafety, EveryRegisterAndBlockedCallAsItWas) {

@@ -117,6 +117,19 @@ TEST(SafePoint, CodeOnTheStackOrAtTheInstructionPointerMakesItWait) {
   EXPECT_EQ(whyNotSafePoint(0x0fff, {0x8000, 0x2040}, unsafe), "") << "ends are exclusive";
 }
 
+TEST(SafePoint, UnwoundFramesCountOnlyTheirOwnCode) {
+  UnsafeCode unsafe({{0x1000, 0x1100, "malloc()"}, {0x7000, 0x8000, "the dynamic loader"}});
+  EXPECT_EQ(whyNotSafePointFromFrames({{0x5000, 0}, {0x5200, 0}, {0x6000, 0}}, unsafe), "");
+  EXPECT_EQ(whyNotSafePointFromFrames({{0x1010, 0}, {0x5200, 0}}, unsafe),
+            "it is running malloc()");
+  EXPECT_EQ(whyNotSafePointFromFrames({{0x5000, 0}, {0x7010, 0}, {0x6000, 0}}, unsafe),
+            "it is inside the dynamic loader");
+  // A caller's pc is a return address: one at malloc's end returns from a call
+  // at its last instruction (a noreturn callee), still inside it.
+  EXPECT_EQ(whyNotSafePointFromFrames({{0x5000, 0}, {0x1100, 0}}, unsafe), "it is inside malloc()");
+  EXPECT_EQ(whyNotSafePointFromFrames({{0x1100, 0}}, unsafe), "") << "frame 0's pc is its own";
+}
+
 TEST(SafePoint, NestedAndUnsortedRangesAreFound) {
   UnsafeCode unsafe({{0x3000, 0x3100, "b"}, {0x1000, 0x5000, "a"}, {0x3010, 0x3020, "c"}});
   ASSERT_NE(unsafe.holding(0x3050), nullptr);
