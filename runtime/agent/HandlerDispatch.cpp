@@ -7,6 +7,7 @@
 #include "runtime/values/SegmentFormat.h"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <mutex>
 #include <new>
@@ -210,7 +211,11 @@ __attribute__((always_inline)) inline void runOnThisThread(sonde_handler_fn hand
     return;
   if (!enter(t))
     return;
+  // The marker promises the code around it nothing changes; a handler's
+  // output write that fails (a full disk) would set errno.
+  int savedErrno = errno;
   run(t, handler, index, probeData);
+  errno = savedErrno;
   t->inHandler.store(0, std::memory_order_release);
 }
 

@@ -142,6 +142,14 @@ uint64_t firedEvents(const ScratchDir &dir) {
   return fired;
 }
 
+uint64_t errnoChanged(const ScratchDir &dir) {
+  unsigned long long fired = 0, changed = 0;
+  if (std::sscanf(readFile(dir.file("fired")).c_str(), "fired %llu errno-changed %llu", &fired,
+                  &changed) != 2)
+    return ~uint64_t{0};
+  return changed;
+}
+
 bool summaryCounts(const std::string &stderrText, uint64_t &records, uint64_t &lost,
                    uint64_t &overwritten) {
   size_t at = stderrText.find(" transport (");

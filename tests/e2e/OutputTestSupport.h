@@ -68,6 +68,9 @@ bool processExited(pid_t pid);
 uint64_t completeLines(const std::string &text, const std::string &needle = "");
 // The count e2e_flood wrote to DIR/fired ("fired N"), or 0.
 uint64_t firedEvents(const ScratchDir &dir);
+// How many of e2e_flood's markers changed the errno its thread had set (all
+// ones if its result cannot be read).
+uint64_t errnoChanged(const ScratchDir &dir);
 
 // From the transport summary "KIND transport (MODE mode): N records, B bytes,
 // X MB/s, L lost[ (...)][, O overwritten ...]".

@@ -1,9 +1,11 @@
 /* End-to-end target for output accounting: THREADS threads each fire
  * `tick` (thread, sequence) EVENTS times, then the program writes
- * "fired TOTAL" to DIR/fired (not to stdout, which a test may point at
- * /dev/full). With "wait" it first writes its pid to DIR/ready and fires
- * only once DIR/go exists, so a test can stop sonde before the first event.
- * Usage: e2e_flood THREADS EVENTS DIR [wait] */
+ * "fired TOTAL errno-changed N" to DIR/fired (not to stdout, which a test may
+ * point at /dev/full): N counts the markers after which errno was not what
+ * the thread set before it (a handler's failed write must not leak into it). With "wait" it first
+ * writes its pid to DIR/ready and fires only once DIR/go exists, so a test can stop sonde before
+ * the first event. Usage: e2e_flood THREADS EVENTS DIR [wait] */
+#include <errno.h>
 #include <pthread.h>
 #include <sonde/sdt.h>
 #include <stdio.h>
@@ -13,11 +15,18 @@
 #include <unistd.h>
 
 static long events;
+static long errnoChanged;
 
 static void *fire(void *thread) {
   long id = (long)thread;
-  for (long i = 0; i < events; ++i)
+  volatile int *error = &errno; /* the marker's asm clobbers nothing it knows of */
+  for (long i = 0; i < events; ++i) {
+    int mine = 7000 + (int)(i & 7);
+    *error = mine;
     SONDE_PROBE(e2e, tick, id, i);
+    if (*error != mine)
+      __atomic_add_fetch(&errnoChanged, 1, __ATOMIC_RELAXED);
+  }
   return NULL;
 }
 
@@ -60,8 +69,8 @@ int main(int argc, char **argv) {
     }
   for (long t = 0; t < threads; ++t)
     pthread_join(ids[t], NULL);
-  char text[64];
-  snprintf(text, sizeof text, "fired %ld\n", threads * events);
+  char text[96];
+  snprintf(text, sizeof text, "fired %ld errno-changed %ld\n", threads * events, errnoChanged);
   writeFile(dir, "fired", text);
   return 0;
 }
