@@ -1,16 +1,10 @@
 #include "codegen/DisplacedCode.h"
 
-#include <cstdio>
+#include "codegen/ElfMachineCode.h"
 
 namespace sonde::codegen {
 
 namespace {
-
-std::string hex(uint64_t value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
 
 // Branch hints (cs/ds) and the MPX `bnd` prefix: meaningless in the relocated
 // form, dropped.

@@ -1,5 +1,6 @@
 #include "codegen/ElfMachineCode.h"
 
+#include <cstdio>
 #include <llvm/DebugInfo/DWARF/DWARFDataExtractor.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugFrame.h>
 #include <llvm/MC/MCAsmInfo.h>
@@ -15,6 +16,12 @@
 #include <mutex>
 
 namespace sonde::codegen {
+
+std::string hex(uint64_t value) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
 
 X86Decoder *X86Decoder::get() {
   static std::once_flag once;

@@ -26,6 +26,9 @@
 
 namespace sonde::codegen {
 
+// "0x1a2b": addresses in the site analyses' texts.
+std::string hex(uint64_t value);
+
 // One decoder for the process: LLVM's MC objects for x86-64.
 struct X86Decoder {
   std::unique_ptr<llvm::MCRegisterInfo> registers;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 #include <unordered_map>
 
 namespace sonde::codegen {
@@ -15,12 +14,6 @@ constexpr uint64_t kMaxEntries = 1 << 16;
 constexpr int64_t kCondAbove = 7;             // X86::CondCode COND_A: unsigned >
 constexpr size_t kMaxWalk = 24;               // instructions looked at back along one straight line
 constexpr size_t kMaxPathInstructions = 2048; // ... and over every path to the jump
-
-std::string hex(uint64_t v) {
-  std::ostringstream os;
-  os << "0x" << std::hex << v;
-  return os.str();
-}
 
 // A memory operand (base, scale, index, displacement, segment) at operand `at`.
 struct Memory {

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
 namespace sonde::codegen {
 
@@ -36,12 +35,6 @@ const char *refusalName(StockSiteRefusal refusal) {
 namespace {
 
 constexpr uint32_t kJumpSize = 5; // jmp rel32
-
-std::string hex(uint64_t v) {
-  std::ostringstream os;
-  os << "0x" << std::hex << v;
-  return os.str();
-}
 
 using Decoded = DecodedInstruction;
 

@@ -108,23 +108,22 @@ void SiteSet::attachLoaded() {
 void SiteSet::attachAt(AgentSite &s, uintptr_t address, uintptr_t bias) {
   std::string error;
   const auto save = static_cast<VectorSave>(s.desc->vector_save);
+  const std::string site = std::string(s.desc->binary) + " " + s.desc->provider + ":" +
+                           s.desc->name + " at " + hex(address) + ": ";
   if (s.desc->displaced) {
     s.patch = attachSite(address, s.desc->nop_size, save, s.desc->lean_frame != 0, &s.hook, &error,
                          {s.desc->displaced, bias});
     if (!s.patch)
-      warn_(std::string(s.desc->binary) + " " + s.desc->provider + ":" + s.desc->name + " at " +
-            hex(address) + ": no jump path (" + error + "); the marker traps");
+      warn_(site + "no jump path (" + error + "); the marker traps");
     else if (s.patch->patchSize == 1)
-      warn_(std::string(s.desc->binary) + " " + s.desc->provider + ":" + s.desc->name + " at " +
-            hex(address) + ": a thread could not be moved out of its region; the marker traps");
+      warn_(site + "a thread could not be moved out of its region; the marker traps");
     error.clear();
   }
   if (!s.patch)
     s.patch = attachSite(address, s.desc->nop_size, save, s.desc->lean_frame != 0, &s.hook, &error);
   if (!s.patch) {
     s.refused = true;
-    warn_(std::string(s.desc->binary) + " " + s.desc->provider + ":" + s.desc->name + " at " +
-          hex(address) + ": " + error + "; marker skipped");
+    warn_(site + error + "; marker skipped");
     return;
   }
   s.desc->load_bias = bias;

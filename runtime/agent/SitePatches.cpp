@@ -90,9 +90,8 @@ bool patchDisplaced(PatchedSite *site, const sonde_displaced_code &code, std::st
   if (!moveThreadsOutOfRegion(code, site->address, reinterpret_cast<uintptr_t>(site->resume), &why))
     return true;
   site->patchSize = 5;
-  if (patchIn(site, error))
-    return true;
-  site->patchSize = 1;
+  if (!patchIn(site, error))
+    site->patchSize = 1; // the page could not be made writable: the int3 stays
   return true;
 }
 
